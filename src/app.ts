@@ -1,0 +1,124 @@
+import { Scalar } from '@scalar/hono-api-reference';
+import type { Context, MiddlewareHandler } from 'hono';
+import { cors } from 'hono/cors';
+import { HTTPException } from 'hono/http-exception';
+import type { AppEnv } from './deps';
+import { createRouter } from './http/openapi';
+import { ApiError, problemResponse } from './http/problem';
+import { securityHeaders } from './http/security';
+import { isUnavailable } from './http/unavailable';
+import { adminRoutes } from './routes/admin';
+import { keyRoutes } from './routes/keys';
+import { signalRoutes } from './routes/signals';
+import { systemRoutes } from './routes/system';
+
+export const OPENAPI_PATH = '/api/v1/openapi.json';
+
+const OPENAPI_INFO = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Signal Intelligence API',
+    version: '1.0.0',
+    description:
+      'Scored intelligence signals (military, cyber, economic, disaster, political, criminal, health, supply chain) with filters, analytics, feeds, exports and signed webhooks. Errors are `application/problem+json` with a stable `code`.',
+  },
+  servers: [{ url: '/' }],
+};
+
+/** Turns anything thrown into problem+json; unknown errors are logged and answered generically. */
+function handleError(error: Error, c: Context<AppEnv>): Response {
+  if (error instanceof ApiError) return problemResponse(c, error);
+  if (error instanceof HTTPException) {
+    // Hono's own validators throw these, e.g. for a body that is not JSON.
+    const problem =
+      error.status === 413
+        ? new ApiError(413, 'payload_too_large', error.message)
+        : error.status === 415
+          ? new ApiError(415, 'unsupported_media_type', 'Send the body as application/json.')
+          : new ApiError(400, /json/i.test(error.message) ? 'invalid_json' : 'invalid_request', error.message);
+    return problemResponse(c, problem);
+  }
+  const log = c.env?.deps?.log;
+  if (isUnavailable(error)) {
+    log?.warn('dependency unavailable', { path: c.req.path, error: String(error) });
+    return problemResponse(
+      c,
+      new ApiError(
+        503,
+        'service_unavailable',
+        'A backing service is unreachable; retry shortly.',
+        undefined,
+        {
+          'Retry-After': '5',
+        },
+      ),
+    );
+  }
+  log?.error('unhandled error', { path: c.req.path, error: String(error), stack: error.stack });
+  return problemResponse(c, new ApiError(500, 'internal_error', 'Something went wrong on our side.'));
+}
+
+/**
+ * Builds the whole API. Every runtime (API Worker, Node server, tests) passes its
+ * dependencies per request as `env.deps`, so one app serves them all.
+ */
+export function createApp() {
+  const app = createRouter();
+
+  app.use(
+    '*',
+    cors({
+      origin: '*',
+      allowMethods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+      allowHeaders: ['Authorization', 'X-Api-Key', 'Content-Type', 'If-None-Match'],
+      exposeHeaders: [
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+        'X-RateLimit-Tier',
+        'Retry-After',
+        'ETag',
+        'Content-Disposition',
+      ],
+      maxAge: 86400,
+    }),
+  );
+  app.use('*', securityHeaders);
+
+  app.route('/', systemRoutes);
+  app.route('/', signalRoutes);
+  app.route('/', keyRoutes);
+  app.route('/', adminRoutes);
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Api-Key',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'Bearer', { type: 'http', scheme: 'bearer' });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'AdminToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The operator token (ADMIN_TOKEN).',
+  });
+  app.doc31(OPENAPI_PATH, OPENAPI_INFO);
+
+  const docsPage: MiddlewareHandler<AppEnv> = Scalar({
+    url: OPENAPI_PATH,
+    pageTitle: 'Signal Intelligence API',
+  }) as unknown as MiddlewareHandler<AppEnv>;
+  app.get('/api/v1/docs', async (c, next) => {
+    if ((c.req.header('accept') ?? '').includes('application/json')) {
+      return c.json(app.getOpenAPI31Document(OPENAPI_INFO), 200);
+    }
+    return docsPage(c, next);
+  });
+
+  app.notFound((c) =>
+    problemResponse(c, new ApiError(404, 'not_found', `No route for ${c.req.method} ${c.req.path}.`)),
+  );
+  app.onError(handleError);
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

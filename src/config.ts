@@ -1,0 +1,59 @@
+import { z } from '@hono/zod-openapi';
+
+const flag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .optional()
+    .transform((v) => (v === undefined ? fallback : v === 'true' || v === '1'));
+
+const optionalUrl = z.url().optional();
+
+const ConfigSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  DATA_DIR: z.string().min(1).default('.data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  UPSTASH_REDIS_REST_URL: optionalUrl,
+  UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
+  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  WEBHOOK_ENCRYPTION_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9+/]{43}=$/, 'must be 32 bytes in base64 (44 characters)')
+    .optional(),
+  WEBHOOK_ALLOW_INSECURE: flag(false),
+  TRUST_PROXY: flag(false),
+  SEED: flag(true),
+  PUBLIC_BASE_URL: optionalUrl,
+  BRIEF_LLM_URL: optionalUrl,
+  BRIEF_LLM_API_KEY: z.string().min(1).optional(),
+  BRIEF_LLM_MODEL: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+/** Thrown at start when the environment is invalid; `problems` has one line per bad variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Validates environment variables (or Worker bindings); empty strings count as unset. */
+export function loadConfig(env: Record<string, unknown>): Config {
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => typeof v === 'string' && v !== ''),
+  );
+  const parsed = ConfigSchema.safeParse(cleaned);
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => `${issue.path.join('.') || 'env'}: ${issue.message}`);
+  if ('UPSTASH_REDIS_REST_URL' in cleaned !== 'UPSTASH_REDIS_REST_TOKEN' in cleaned) {
+    problems.push('UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN must be set together');
+  }
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+  return parsed.data;
+}

@@ -1,0 +1,32 @@
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+import { schema, type Database, type DatabaseHandle } from './client';
+
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
+
+/** Embedded PGlite: on disk under `dataDir`, or in memory when it is omitted (tests). */
+export async function pgliteDatabase(dataDir?: string): Promise<DatabaseHandle> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const client = dataDir ? new PGlite(dataDir) : new PGlite();
+  await client.waitReady;
+  const db = drizzlePglite({ client, schema });
+  await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  return { db: db as unknown as Database, close: () => client.close() };
+}
+
+/** A real Postgres through node-postgres; migrations are applied when `migrate` is set. */
+export async function postgresDatabase(
+  connectionString: string,
+  options: { migrate?: boolean; max?: number } = {},
+): Promise<DatabaseHandle> {
+  const pool = new pg.Pool({ connectionString, max: options.max ?? 20 });
+  const db = drizzlePg({ client: pool, schema });
+  if (options.migrate) await migratePg(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  return { db: db as unknown as Database, close: () => pool.end() };
+}

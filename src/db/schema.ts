@@ -1,0 +1,220 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  customType,
+  doublePrecision,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const sources = pgTable('sources', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  name: text('name').notNull().unique(),
+  url: text('url'),
+  tier: text('tier').notNull().default('discovered'),
+  language: text('language'),
+  signalCount: integer('signal_count').notNull().default(0),
+  lastSeenAt: timestamptz('last_seen_at'),
+  createdAt: timestamptz('created_at').notNull().defaultNow(),
+});
+
+/** Per-source coverage, kept up to date by ingest so /sources never scans signals. */
+export const sourceCoverage = pgTable(
+  'source_coverage',
+  {
+    sourceId: uuid('source_id')
+      .notNull()
+      .references(() => sources.id, { onDelete: 'cascade' }),
+    region: text('region').notNull(),
+    threatLayer: text('threat_layer').notNull(),
+    signalCount: integer('signal_count').notNull().default(0),
+    lastSeenAt: timestamptz('last_seen_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sourceId, t.region, t.threatLayer] })],
+);
+
+export const signals = pgTable(
+  'signals',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    threatLayer: text('threat_layer').notNull(),
+    significanceScore: doublePrecision('significance_score').notNull(),
+    signalValence: text('signal_valence').notNull(),
+    title: text('title').notNull().default(''),
+    contentDisplay: text('content_display').notNull(),
+    countryCodes: text('country_codes')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    region: text('region'),
+    city: text('city'),
+    lat: doublePrecision('lat'),
+    lng: doublePrecision('lng'),
+    language: text('language'),
+    sourceId: uuid('source_id')
+      .notNull()
+      .references(() => sources.id),
+    sourceUrl: text('source_url').notNull(),
+    publishedAt: timestamptz('published_at').notNull(),
+    collectedAt: timestamptz('collected_at').notNull(),
+    ingestedAt: timestamptz('ingested_at').notNull().defaultNow(),
+    isAnomaly: boolean('is_anomaly').notNull().default(false),
+    search: tsvector('search').generatedAlwaysAs(
+      sql`to_tsvector('english', coalesce(title, '') || ' ' || coalesce(content_display, '') || ' ' || coalesce(city, ''))`,
+    ),
+  },
+  (t) => [
+    uniqueIndex('signals_source_url_key').on(t.sourceUrl),
+    index('signals_rank_idx').on(t.significanceScore.desc(), t.publishedAt.desc(), t.id),
+    index('signals_layer_rank_idx').on(t.threatLayer, t.significanceScore.desc(), t.publishedAt.desc(), t.id),
+    index('signals_region_rank_idx').on(t.region, t.significanceScore.desc(), t.publishedAt.desc(), t.id),
+    index('signals_anomaly_rank_idx')
+      .on(t.significanceScore.desc(), t.publishedAt.desc(), t.id)
+      .where(sql`${t.isAnomaly}`),
+    index('signals_countries_idx').using('gin', t.countryCodes),
+    index('signals_search_idx').using('gin', t.search),
+    index('signals_geo_idx').using('gist', sql`point(${t.lng}, ${t.lat})`),
+    index('signals_published_idx').on(t.publishedAt),
+    index('signals_layer_country_time_idx').on(t.threatLayer, sql`(${t.countryCodes}[1])`, t.publishedAt),
+    index('signals_ingest_cursor_idx').on(t.ingestedAt, t.id),
+    index('signals_source_idx').on(t.sourceId),
+  ],
+);
+
+export const entities = pgTable(
+  'entities',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    name: text('name').notNull(),
+    type: text('type').notNull(),
+    normalized: text('normalized').notNull(),
+  },
+  (t) => [uniqueIndex('entities_normalized_type_key').on(t.normalized, t.type)],
+);
+
+export const signalEntities = pgTable(
+  'signal_entities',
+  {
+    signalId: uuid('signal_id')
+      .notNull()
+      .references(() => signals.id, { onDelete: 'cascade' }),
+    entityId: uuid('entity_id')
+      .notNull()
+      .references(() => entities.id, { onDelete: 'cascade' }),
+    mentions: integer('mentions').notNull().default(1),
+  },
+  (t) => [
+    primaryKey({ columns: [t.signalId, t.entityId] }),
+    index('signal_entities_entity_idx').on(t.entityId, t.signalId),
+  ],
+);
+
+/** Hourly aggregates by region and layer, kept up to date by ingest (snapshots read these). */
+export const signalHourly = pgTable(
+  'signal_hourly',
+  {
+    bucket: timestamptz('bucket').notNull(),
+    region: text('region').notNull(),
+    threatLayer: text('threat_layer').notNull(),
+    signalCount: integer('signal_count').notNull().default(0),
+    scoreSum: doublePrecision('score_sum').notNull().default(0),
+    scoreMax: doublePrecision('score_max').notNull().default(0),
+    crisisCount: integer('crisis_count').notNull().default(0),
+    anomalyCount: integer('anomaly_count').notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.bucket, t.region, t.threatLayer] }),
+    index('signal_hourly_layer_idx').on(t.threatLayer, t.bucket),
+  ],
+);
+
+export const accounts = pgTable('accounts', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  email: text('email').notNull().unique(),
+  tier: text('tier').notNull().default('free'),
+  createdAt: timestamptz('created_at').notNull().defaultNow(),
+});
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    keyHash: text('key_hash').notNull(),
+    prefix: text('prefix').notNull(),
+    name: text('name'),
+    requestsTotal: bigint('requests_total', { mode: 'number' }).notNull().default(0),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+    lastUsedAt: timestamptz('last_used_at'),
+    revokedAt: timestamptz('revoked_at'),
+  },
+  (t) => [uniqueIndex('api_keys_key_hash_key').on(t.keyHash), index('api_keys_account_idx').on(t.accountId)],
+);
+
+export const webhooks = pgTable(
+  'webhooks',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    keyId: uuid('key_id')
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    name: text('name'),
+    secretCiphertext: text('secret_ciphertext'),
+    layers: text('layers').array(),
+    minScore: doublePrecision('min_score'),
+    countryCodes: text('country_codes').array(),
+    valence: text('valence'),
+    active: boolean('active').notNull().default(true),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+    updatedAt: timestamptz('updated_at').notNull().defaultNow(),
+    /** (ingested_at, id) of the last signal delivered with a 2xx; starts at creation. */
+    cursorIngestedAt: timestamptz('cursor_ingested_at').notNull().defaultNow(),
+    cursorSignalId: uuid('cursor_signal_id'),
+    nextAttemptAt: timestamptz('next_attempt_at').notNull().defaultNow(),
+    leaseUntil: timestamptz('lease_until'),
+    pendingDeliveryId: uuid('pending_delivery_id'),
+    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+    failingSince: timestamptz('failing_since'),
+    lastDeliveryAt: timestamptz('last_delivery_at'),
+    lastStatus: integer('last_status'),
+    disabledReason: text('disabled_reason'),
+  },
+  (t) => [
+    index('webhooks_key_idx').on(t.keyId),
+    index('webhooks_due_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`${t.active}`),
+  ],
+);
+
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    webhookId: uuid('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    deliveryId: uuid('delivery_id').notNull(),
+    attemptedAt: timestamptz('attempted_at').notNull().defaultNow(),
+    signalCount: integer('signal_count').notNull(),
+    status: integer('status'),
+    durationMs: integer('duration_ms').notNull(),
+    error: text('error'),
+    ok: boolean('ok').notNull(),
+    isTest: boolean('is_test').notNull().default(false),
+  },
+  (t) => [index('webhook_deliveries_recent_idx').on(t.webhookId, t.attemptedAt.desc())],
+);

@@ -1,0 +1,55 @@
+import type { Context } from 'hono';
+import type { Config } from './config';
+import type { Database } from './db/client';
+import type { Store } from './store/types';
+
+export interface Logger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** Everything the app needs from its runtime; each entry point (and each test) builds one. */
+export interface Deps {
+  db: Database;
+  store: Store;
+  config: Config;
+  /** The clock: injected so tests can move time. */
+  now: () => Date;
+  /** The client address used for per-IP limits (socket, CF-Connecting-IP, or a trusted proxy). */
+  clientIp: (c: Context) => string;
+  /** Runs work after the response (Workers `ctx.waitUntil`; Node lets the promise run). */
+  waitUntil: (promise: Promise<unknown>) => void;
+  /** Outbound HTTP (webhooks, LLM); injectable for tests. */
+  fetch: typeof fetch;
+  log: Logger;
+}
+
+export interface AppEnv {
+  Bindings: { deps: Deps };
+  Variables: { caller: Caller | null };
+}
+
+/** The authenticated key behind a request. */
+export interface Caller {
+  keyId: string;
+  accountId: string;
+  tier: 'free' | 'pro';
+  prefix: string;
+}
+
+/** A JSON-lines logger on the console; `silent` drops everything (tests). */
+export function consoleLogger(level: Config['LOG_LEVEL'] = 'info'): Logger {
+  const order = ['debug', 'info', 'warn', 'error', 'silent'];
+  const at = order.indexOf(level);
+  const write = (lvl: string, message: string, fields?: Record<string, unknown>) => {
+    if (order.indexOf(lvl) < at) return;
+    const line = JSON.stringify({ level: lvl, time: new Date().toISOString(), message, ...fields });
+    (lvl === 'error' ? console.error : console.log)(line);
+  };
+  return {
+    info: (m, f) => write('info', m, f),
+    warn: (m, f) => write('warn', m, f),
+    error: (m, f) => write('error', m, f),
+  };
+}

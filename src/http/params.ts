@@ -1,0 +1,101 @@
+import { z } from '@hono/zod-openapi';
+import { LAYERS, REGIONS, VALENCES, isCountryCode } from '../vocab';
+
+/**
+ * Query-string parameter schemas shared by every route, so one rule has one wording.
+ * Each takes the raw string and yields the typed value.
+ */
+
+const NUMBER = /^-?\d+(\.\d+)?$/;
+const INTEGER = /^-?\d+$/;
+
+/** A decimal number in [min, max]. */
+export const numberParam = (min: number, max: number) =>
+  z
+    .string()
+    .regex(NUMBER, 'must be a number')
+    .transform(Number)
+    .pipe(
+      z.number().min(min, `must be between ${min} and ${max}`).max(max, `must be between ${min} and ${max}`),
+    );
+
+/** A whole number in [min, max]. */
+export const intParam = (min: number, max: number) =>
+  z
+    .string()
+    .regex(INTEGER, 'must be a whole number')
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(min, `must be between ${min} and ${max}`)
+        .max(max, `must be between ${min} and ${max}`),
+    );
+
+export const booleanParam = () =>
+  z.enum(['true', 'false'], { message: 'must be true or false' }).transform((v) => v === 'true');
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** An ISO 8601 date (`2026-11-01`, midnight UTC) or date-time with `Z` or an offset. */
+export const isoParam = () =>
+  z
+    .string()
+    .refine((v) => (ISO_DATE.test(v) || ISO_DATETIME.test(v)) && !Number.isNaN(Date.parse(v)), {
+      message: 'must be an ISO 8601 date or date-time with offset, e.g. 2026-11-01T00:00:00Z',
+    })
+    .transform((v) => new Date(v));
+
+export const layerParam = () => z.enum(LAYERS, { message: `must be one of ${LAYERS.join(', ')}` });
+
+/** Comma-separated threat layers, each checked. */
+export const layersParam = () =>
+  z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z
+        .array(z.enum(LAYERS, { message: `must be comma-separated values of ${LAYERS.join(', ')}` }))
+        .min(1, 'must name at least one layer')
+        .transform((layers) => [...new Set(layers)]),
+    );
+
+export const valenceParam = () => z.enum(VALENCES, { message: `must be one of ${VALENCES.join(', ')}` });
+
+export const regionParam = () => z.enum(REGIONS, { message: `must be one of ${REGIONS.join(', ')}` });
+
+/** An ISO 3166-1 alpha-2 code, any case; yields upper case. */
+export const countryParam = () =>
+  z
+    .string()
+    .transform((v) => v.toUpperCase())
+    .refine(isCountryCode, { message: 'must be an ISO 3166-1 alpha-2 country code' });
+
+/** `minLat,minLng,maxLat,maxLng` in degrees. */
+export const bboxParam = () =>
+  z.string().transform((value, ctx) => {
+    const parts = value.split(',').map((p) => p.trim());
+    const nums = parts.map(Number);
+    const bad = (message: string) => {
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    };
+    if (parts.length !== 4 || parts.some((p) => !NUMBER.test(p))) {
+      return bad('must be minLat,minLng,maxLat,maxLng as four numbers');
+    }
+    const [minLat, minLng, maxLat, maxLng] = nums as [number, number, number, number];
+    if ([minLat, maxLat].some((v) => v < -90 || v > 90)) return bad('latitudes must be within -90..90');
+    if ([minLng, maxLng].some((v) => v < -180 || v > 180)) return bad('longitudes must be within -180..180');
+    if (minLat > maxLat || minLng > maxLng) return bad('minimums must not exceed maximums');
+    return { minLat, minLng, maxLat, maxLng };
+  });
+
+export const textParam = (max: number) =>
+  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);

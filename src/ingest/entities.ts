@@ -1,0 +1,825 @@
+/**
+ * Named-entity extraction for ingested signals: deterministic, rule-based and dependency-free,
+ * so it runs identically in Node and on Cloudflare Workers at thousands of texts per batch.
+ *
+ * How it works:
+ * 1. The text is split into word tokens and sentences. Sentences written in Title Case or ALL
+ *    CAPS (headlines) carry no reliable capitalisation signal, so only step 2 applies to them.
+ * 2. Gazetteer: longest match against well-known organisations (UN, NATO, WHO, IMF, central
+ *    banks, large companies...), every country name in `COUNTRIES` plus common aliases (US, UK,
+ *    DRC...), major world cities and geographic regions. Matching ignores accents; acronyms must
+ *    match case exactly so "US" is a country but "us" is not.
+ * 3. Other runs of capitalised words (joined by "of", "de", "bin", "al-"...) are classified by
+ *    cues, first rule wins:
+ *    - a title inside the run (President, Prime Minister, Gen., Dr., CEO...) → the words after
+ *      it are a person, title dropped; words before it may be an organisation ("NATO", "Central Bank");
+ *    - an organisation keyword (Ministry, Agency, Bank, Forces, Party, Inc, Group...) → organisation;
+ *    - a place keyword (Province, Region, River, Strait... or Port/Mount/Lake in front) → location;
+ *    - a known first name, a role word before it ("spokesman", "commander") or "said" after a
+ *      two- or three-word name → person;
+ *    - after "in", "near", "from", "outside", "around" → location;
+ *    - a lone upper-case acronym (RSF, CISA) → organisation.
+ *    Anything else is dropped: precision matters more than recall for clustering and search.
+ * 4. Stop words (The, However, Monday, March...) never start or extend an entity, and an
+ *    unexplained capitalised word at the start of a sentence is ignored.
+ * 5. Mentions are merged case- and accent-insensitively. A lone surname ("Osman said") counts
+ *    towards the full name seen in the same text ("Gen. Tarek Osman"). Results are sorted by
+ *    count descending then name, capped at 20.
+ */
+import { COUNTRIES } from '../countries';
+import type { EntityType } from '../vocab';
+
+export interface ExtractedEntity {
+  name: string;
+  type: EntityType;
+  count: number;
+}
+
+const MAX_ENTITIES = 20;
+const MAX_PERSON_NAME_WORDS = 4;
+
+const words = (list: string): string[] => list.trim().split(/\s+/);
+const lowerSet = (list: string): ReadonlySet<string> => new Set(words(list).map((w) => w.toLowerCase()));
+
+const ORGANIZATIONS: Record<string, string[]> = {
+  'United Nations': ['UN', 'U.N.'],
+  'UN Security Council': ['Security Council', 'UNSC'],
+  'UN General Assembly': ['General Assembly'],
+  NATO: ['North Atlantic Treaty Organization'],
+  'World Health Organization': ['WHO'],
+  'International Monetary Fund': ['IMF'],
+  'World Bank': [],
+  'World Trade Organization': ['WTO'],
+  'World Food Programme': ['WFP', 'World Food Program'],
+  UNICEF: [],
+  UNHCR: ['UN Refugee Agency'],
+  OCHA: [],
+  UNIFIL: [],
+  'European Union': ['EU', 'E.U.'],
+  'European Commission': [],
+  'European Central Bank': ['ECB'],
+  'African Union': ['AU'],
+  ASEAN: ['Association of Southeast Asian Nations'],
+  OPEC: [],
+  ECOWAS: [],
+  'Arab League': [],
+  'Gulf Cooperation Council': ['GCC'],
+  G7: [],
+  G20: [],
+  'International Committee of the Red Cross': ['ICRC'],
+  'Red Cross': [],
+  'Red Crescent': [],
+  'Médecins Sans Frontières': ['MSF', 'Doctors Without Borders'],
+  'Amnesty International': [],
+  'Human Rights Watch': [],
+  Interpol: [],
+  Europol: [],
+  'International Criminal Court': ['ICC'],
+  'International Court of Justice': ['ICJ'],
+  'International Atomic Energy Agency': ['IAEA'],
+  'Africa CDC': [],
+  'Centers for Disease Control and Prevention': ['CDC'],
+  Gavi: [],
+  'Federal Reserve': ['Fed'],
+  'Bank of England': [],
+  'Bank of Japan': [],
+  "People's Bank of China": ['PBOC'],
+  'Reserve Bank of India': ['RBI'],
+  'Central Bank of Nigeria': ['CBN'],
+  'South African Reserve Bank': [],
+  'Central Bank of Egypt': [],
+  'Central Bank of Kenya': [],
+  'Central Bank of Argentina': [],
+  'Central Bank of Brazil': [],
+  'Central Bank of Turkey': [],
+  'Bank of Canada': [],
+  'Reserve Bank of Australia': [],
+  'Swiss National Bank': [],
+  Bundesbank: [],
+  'State Bank of Pakistan': [],
+  'Bank of Ghana': [],
+  'Bank Indonesia': [],
+  'Bank of Korea': [],
+  'Bangladesh Bank': [],
+  'National Bank of Ukraine': [],
+  'Bank of Russia': [],
+  'Bank of Mexico': ['Banxico'],
+  Pentagon: [],
+  Kremlin: [],
+  FBI: [],
+  CIA: [],
+  NSA: [],
+  CISA: [],
+  GCHQ: [],
+  Mossad: [],
+  Hamas: [],
+  Hezbollah: [],
+  Houthis: ['Houthi'],
+  Taliban: [],
+  'Islamic State': ['ISIS', 'ISIL'],
+  'al-Shabaab': ['Al-Shabaab', 'al-Shabab'],
+  'Boko Haram': [],
+  'Wagner Group': [],
+  'Rapid Support Forces': ['RSF'],
+  'Sudanese Armed Forces': ['SAF'],
+  'Israel Defense Forces': ['IDF'],
+  "People's Liberation Army": ['PLA'],
+  M23: [],
+  'Sinaloa Cartel': [],
+  'Jalisco New Generation Cartel': ['CJNG'],
+  'Lazarus Group': [],
+  Maersk: [],
+  'Mediterranean Shipping Company': ['MSC'],
+  'CMA CGM': [],
+  'Hapag-Lloyd': [],
+  COSCO: [],
+  Microsoft: [],
+  Google: [],
+  Apple: [],
+  'Amazon Web Services': ['AWS'],
+  Meta: [],
+  Nvidia: [],
+  TSMC: [],
+  Samsung: [],
+  Intel: [],
+  ASML: [],
+  Huawei: [],
+  Tesla: [],
+  Boeing: [],
+  Airbus: [],
+  Shell: [],
+  BP: [],
+  ExxonMobil: [],
+  Chevron: [],
+  TotalEnergies: [],
+  'Saudi Aramco': ['Aramco'],
+  Gazprom: [],
+  Rosneft: [],
+  Glencore: [],
+  'Rio Tinto': [],
+  BHP: [],
+  Pfizer: [],
+  Moderna: [],
+  CrowdStrike: [],
+  Cloudflare: [],
+  SpaceX: [],
+  Starlink: [],
+  SWIFT: [],
+  Toyota: [],
+  Volkswagen: [],
+  Foxconn: [],
+  Siemens: [],
+  Eskom: [],
+  'Federal Office for Information Security': ['BSI'],
+};
+
+const COUNTRY_ALIASES: Record<string, string[]> = {
+  US: ['U.S.', 'US', 'USA', 'U.S.A.', 'United States of America', 'America'],
+  GB: ['UK', 'U.K.', 'Britain', 'Great Britain'],
+  RU: ['Russian Federation'],
+  CD: ['DR Congo', 'DRC', 'Democratic Republic of Congo', 'Congo-Kinshasa', 'Congo'],
+  CG: ['Congo-Brazzaville'],
+  CI: ['Ivory Coast'],
+  CZ: ['Czech Republic'],
+  MM: ['Burma'],
+  TR: ['Türkiye'],
+  AE: ['UAE', 'U.A.E.', 'Emirates'],
+  KR: ['Republic of Korea'],
+  KP: ['DPRK'],
+  PS: ['Palestinian Territories'],
+  VA: ['Vatican', 'Holy See'],
+  NL: ['Holland'],
+  CV: ['Cabo Verde'],
+  SZ: ['Swaziland'],
+  MK: ['Macedonia'],
+  TL: ['East Timor'],
+  BA: ['Bosnia'],
+  VN: ['Viet Nam'],
+};
+
+const CITIES = `Kyiv, Kharkiv, Odesa, Lviv, Dnipro, Zaporizhzhia, Mariupol, Donetsk, Luhansk, Moscow, Saint Petersburg, Belgorod,
+Kursk, Minsk, Warsaw, Gdańsk, Krakow, Berlin, Hamburg, Munich, Frankfurt, Paris, Marseille, Lyon, London,
+Manchester, Edinburgh, Dublin, Rotterdam, Amsterdam, The Hague, Antwerp, Brussels, Rome, Milan, Naples, Madrid,
+Barcelona, Lisbon, Athens, Piraeus, Belgrade, Pristina, Sarajevo, Zagreb, Budapest, Vienna, Prague, Bratislava,
+Bucharest, Sofia, Chisinau, Tbilisi, Yerevan, Baku, Tallinn, Riga, Vilnius, Helsinki, Stockholm, Oslo, Copenhagen,
+Geneva, Zurich, Bern, Reykjavik, Valletta, Nicosia, Tel Aviv, Jerusalem, Gaza, Gaza City, Rafah, Khan Younis,
+Ramallah, Beirut, Damascus, Aleppo, Idlib, Homs, Baghdad, Basra, Mosul, Erbil, Tehran, Isfahan, Bandar Abbas, Aden,
+Sanaa, Hodeidah, Riyadh, Jeddah, Dubai, Abu Dhabi, Doha, Manama, Kuwait City, Muscat, Amman, Istanbul, Ankara,
+Izmir, Cairo, Alexandria, Port Said, Suez, Tripoli, Benghazi, Tunis, Algiers, Casablanca, Rabat, New Delhi, Delhi,
+Mumbai, Kolkata, Chennai, Bengaluru, Hyderabad, Karachi, Lahore, Islamabad, Peshawar, Quetta, Dhaka, Chittagong,
+Colombo, Kathmandu, Thimphu, Kabul, Kandahar, Herat, Almaty, Astana, Tashkent, Samarkand, Bishkek, Dushanbe,
+Ashgabat, Beijing, Shanghai, Shenzhen, Guangzhou, Wuhan, Taipei, Kaohsiung, Tokyo, Osaka, Seoul, Busan, Pyongyang,
+Manila, Cebu, Jakarta, Surabaya, Yangon, Naypyidaw, Mandalay, Bangkok, Hanoi, Ho Chi Minh City, Phnom Penh,
+Vientiane, Kuala Lumpur, Sydney, Melbourne, Canberra, Brisbane, Perth, Auckland, Wellington, Port Moresby, Suva,
+Ulaanbaatar, Dili, Khartoum, Omdurman, El Fasher, Port Sudan, Juba, Addis Ababa, Asmara, Mogadishu, Nairobi,
+Mombasa, Kampala, Kigali, Goma, Bukavu, Kinshasa, Lagos, Abuja, Kano, Maiduguri, Accra, Dakar, Bamako, Ouagadougou,
+Niamey, N'Djamena, Abidjan, Conakry, Freetown, Monrovia, Douala, Yaoundé, Libreville, Luanda, Lusaka, Harare,
+Maputo, Pemba, Johannesburg, Cape Town, Durban, Pretoria, Windhoek, Gaborone, Dar es Salaam, Dodoma, Zanzibar,
+Antananarivo, Lilongwe, Washington, New York, Los Angeles, Chicago, Houston, Miami, San Francisco, Seattle, Boston,
+Atlanta, Dallas, Ottawa, Toronto, Montreal, Vancouver, Calgary, Nuuk, Mexico City, Culiacán, Tijuana, Ciudad Juárez,
+Monterrey, Guadalajara, Acapulco, Port-au-Prince, Santo Domingo, Havana, Kingston, Caracas, Maracaibo, Bogotá,
+Medellín, Cali, Quito, Guayaquil, Lima, La Paz, Santiago, Buenos Aires, Montevideo, Asunción, São Paulo, Rio de
+Janeiro, Brasília, Manaus, Panama City, Guatemala City, San Salvador, Tegucigalpa, Managua, San José, Port of Spain`;
+
+const GEOGRAPHY = `Middle East, Europe, Africa, Asia, Latin America, North America, South America, Central America, Caribbean, Sahel,
+Horn of Africa, Balkans, Caucasus, Central Asia, South Asia, Southeast Asia, East Asia, Asia-Pacific, Sub-Saharan
+Africa, West Africa, East Africa, North Africa, Gulf, Persian Gulf, Gulf of Aden, Red Sea, Black Sea, Baltic Sea,
+Baltic, South China Sea, East China Sea, Mediterranean, Strait of Hormuz, Bab el-Mandeb, Taiwan Strait, Strait of
+Malacca, Suez Canal, Panama Canal, Gaza Strip, West Bank, Golan Heights, Kashmir, Donbas, Crimea, Darfur, Tigray,
+Amhara, Kurdistan, Sinai, Niger Delta, Amazon, Arctic, Cape of Good Hope, Borno, Sindh, Punjab, Balochistan,
+Rakhine, Mindanao, Xinjiang, Tibet, Texas, California, Florida, New Jersey, British Columbia, Ontario, Quebec,
+Sinaloa, Chiapas, Guerrero, North Kivu, Kivu`;
+
+const PLACE_ALIASES: Record<string, string[]> = {
+  Kyiv: ['Kiev'],
+  Odesa: ['Odessa'],
+  Chittagong: ['Chattogram'],
+  Bengaluru: ['Bangalore'],
+};
+
+const TITLES = lowerSet(`president vice prime minister premier chancellor king queen prince princess emir sheikh
+sultan ayatollah pope general gen. gen lieutenant lt. lt colonel col. col major maj. captain capt. sergeant sgt.
+admiral adm. brigadier brig. marshal commander cmdr. commissioner governor gov. senator sen. representative rep.
+congressman congresswoman mayor ambassador envoy secretary secretary-general director director-general chairman
+chairwoman chair chief ceo cfo spokesman spokeswoman spokesperson judge prosecutor dr. dr doctor professor prof. mr.
+mr mrs. mrs ms. ms sir dame lord deputy acting former president-elect superintendent inspector rev. bishop
+archbishop imam rabbi mp lawmaker warlord`);
+
+const PERSON_CUES_BEFORE = lowerSet(`spokesman spokeswoman spokesperson leader chief commander minister president
+governor director secretary ambassador envoy mayor candidate lawmaker senator official economist analyst executive
+founder chairman chairwoman ceo negotiator general colonel activist journalist researcher rapporteur coordinator
+representative judge prosecutor lawyer adviser advisor head boss warlord strongman premier`);
+
+const PERSON_CUES_AFTER = lowerSet('said says told added warned stated wrote');
+
+const ORG_KEYWORDS = lowerSet(`ministry ministries department agency authority bank army navy forces force guard
+guards police command corps brigade brigades battalion regiment militia council commission committee assembly
+parliament senate court tribunal corporation corp corp. inc inc. ltd ltd. llc plc gmbh group holdings company co.
+industries technologies systems labs motors airlines airways railways railway shipping petroleum energy telecom
+pharmaceuticals party front movement alliance coalition federation union association institute university college
+hospital foundation fund organization organisation office bureau service services directorate secretariat
+administration board exchange cartel gang syndicate network collective center centre observatory mission programme
+program cabinet confederation society troops league chamber consortium congress`);
+
+const PLACE_SUFFIXES = lowerSet(`province region district county governorate oblast state city valley river strait sea
+ocean gulf bay island islands peninsula mountains hills desert delta canal corridor airport harbour harbor crossing
+square prefecture municipality territory territories coast highlands plateau basin pass`);
+
+const PLACE_PREFIXES = lowerSet('port mount lake gulf strait cape fort bay isle sea');
+
+const HYPHEN_MODIFIERS = lowerSet(`backed led based linked made born owned run controlled style era funded allied
+aligned held affiliated sponsored bound wide flagged registered speaking majority dominated friendly`);
+
+const LOCATION_PREPOSITIONS = lowerSet('in near from outside around');
+
+const STOP_WORDS = lowerSet(`the a an this that these those there here it its he she they we i you his her their our
+my your them him and or but so yet nor if when while where whereas as because since although though after before
+during despite following amid among according meanwhile however moreover furthermore also still then thus therefore
+nevertheless nonetheless instead earlier later today yesterday tomorrow tonight now last next on in at by for from
+to with without within over under about across against between into through toward towards upon of off out up down
+near around all some many most more several few both each every other another such no not one two three four five
+six seven eight nine ten first second third monday tuesday wednesday thursday friday saturday sunday january february
+march april may june july august september october november december breaking update updated exclusive analysis
+opinion officials authorities residents witnesses sources analysts experts what who which why how whether is are
+was were will would could should might can must has have had do does did be been being please read watch live
+photos video`);
+
+const MINOR_WORDS = lowerSet(`a an the of in on at to for and or but nor as by with from into over amid after vs via
+per up off out near than`);
+
+const JOINERS = lowerSet('of for de del della der den van von da do dos das du la le bin ibn al el y e');
+const NAME_PARTICLES = lowerSet('de del della der den van von da do dos das du la le bin ibn al el');
+
+const ACRONYM_STOP_WORDS = lowerSet(`gdp ceo cfo ai lng utc gmt am pm covid id it tv ok ev cpi ipo etf vpn usd eur gbp
+jpy cny ngn egp ars sms gps hiv aids tb pdf api mp km kg mph ngo pr hr ii iii iv ict ot ics scada cve rce`);
+
+const FIRST_NAMES = lowerSet(`james john robert michael william david richard joseph thomas charles christopher daniel
+matthew anthony mark donald steven paul andrew joshua kevin brian george edward ronald timothy jason jeffrey ryan
+jacob gary nicholas eric jonathan stephen larry justin scott brandon benjamin samuel gregory frank alexander patrick
+jack dennis jerry tyler aaron henry adam peter nathan zachary kyle noah ethan jordan chad mary patricia jennifer linda
+elizabeth barbara susan jessica sarah karen nancy lisa margaret betty sandra ashley dorothy kimberly emily donna
+michelle carol amanda melissa deborah stephanie rebecca laura sharon cynthia kathleen amy shirley angela helen anna
+brenda pamela nicole emma samantha katherine christine rachel catherine carolyn janet maria heather diane julie
+olivia victoria kelly lauren christina joan evelyn judith megan andrea cheryl hannah jacqueline martha gloria teresa
+ann sara madison frances kathryn janice jean abigail alice julia sophia grace rose claire sophie charlotte lucy
+emmanuel jean-pierre jean-baptiste pierre louis francois françois philippe nicolas olivier julien antoine marc
+marie isabelle nathalie camille amelie hans klaus jurgen jürgen wolfgang stefan markus tobias lukas katrin ursula
+angela friedrich olaf annalena ricardo carlos jose josé juan luis jorge miguel alejandro diego javier fernando
+gabriel rafael andres andrés martin martín pablo sergio eduardo manuel francisco santiago mateo lucia lucía sofia
+valentina camila isabella paula gabriela daniela ana laura carmen elena rosa fernanda joao joão pedro lucas
+tiago rodrigo beatriz mariana vladimir dmitry dmitri sergei sergey alexei alexey ivan mikhail nikolai andrei yuri
+igor oleg pavel viktor boris anatoly olga natalia tatiana irina svetlana ekaterina volodymyr oleksandr oleksiy
+andriy mykola taras olena yulia oksana kateryna petro mohammed muhammad mohamed mohammad ahmed ahmad ali hassan
+hussein hussain omar umar khalid abdullah abdel abdul ibrahim youssef yusuf mustafa mahmoud tarek tariq karim kareem
+hamid hamdan salem saleh salman faisal fahad nasser walid amir samir fatima aisha aysha amina layla leila mariam
+maryam noura nour zainab yasmin huda rania farida kemal mehmet ahmet mustafa recep emre ayse ayşe zeynep elif reza
+hossein javad abbas narges kwame kofi yaw ama akosua chinwe chidi emeka ngozi oluwaseun olayemi bola tunde musa
+aliyu yakubu uhuru william peter wanjiru wanjala grace thabo cyril sipho nomvula jacob moussa mamadou seydou
+amadou ousmane aminata fatou awa ibrahima cheikh abdoulaye jean-claude felix félix denis joseph-marie kalala
+tshisekedi patrice raj rahul amit arjun vijay sanjay anil sunil ravi priya anjali sunita deepa narendra imran
+nawaz asif bilal ayesha sana rafiq nasir shafiq sheikh hasina khaleda tanvir farhan kamal li wang zhang chen liu
+yang huang zhao wu zhou xu sun ma zhu hu guo lin he gao luo xi wei ming hiroshi takashi kenji haruto yuki akira
+sakura yuko shinzo fumio kim park lee choi jung min-jun seo-yeon ji-ho hyun joko prabowo rodrigo ferdinand maria
+nguyen tran le pham somchai thaksin aung min nay kyaw hun anwar mahathir lawrence jacinda anthony penny chris
+justin pierre-luc mélanie melanie jagmeet doug danielle gustavo petro claudia andrés lula jair javier gabriel nayib
+xiomara daniel nicolas delcy edmundo juan-carlos marco giorgia mario giuseppe alessandro francesca elena matteo
+andrzej tomasz piotr krzysztof agnieszka katarzyna pieter sanne jan willem lars sven erik ingrid astrid mette
+magnus niels björn bjorn dimitris kostas nikos maria ioannis giorgos zoran aleksandar milos ana dragan azamat
+nursultan kassym-jomart shavkat emomali sadyr aigerim dinara bakhyt tedros abiy getachew hamza 
+salva riek paul-henri yoweri bobi kizza hakainde samia john-paul`);
+
+interface GazetteerEntry {
+  keys: string[];
+  capitalised: boolean[];
+  possessive: boolean[];
+  exact: string[] | null;
+  name: string;
+  type: EntityType;
+}
+
+interface Token {
+  text: string;
+  key: string;
+  word: boolean;
+  cap: boolean;
+  /** A possessive or a hyphenated modifier ("Iran-backed"): an entity may end here, not continue. */
+  closes: boolean;
+  sentenceStart: boolean;
+}
+
+interface Sentence {
+  start: number;
+  end: number;
+  headline: boolean;
+}
+
+interface Mention {
+  name: string;
+  type: EntityType;
+  count: number;
+}
+
+/** Letters of space-separated scripts: Han, kana, Hangul and Thai text has no word boundaries to use. */
+const WORD_CHAR = String.raw`(?:(?![\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}\p{sc=Thai}])[\p{L}\p{M}])`;
+const TOKEN_PATTERN = new RegExp(
+  [
+    String.raw`(?:\p{Lu}\.){2,}`,
+    String.raw`(?:Gen|Lt|Col|Maj|Capt|Sgt|Cpl|Adm|Brig|Cmdr|Gov|Sen|Rep|Pres|Prof|Dr|Mr|Mrs|Ms|Rev|Sr|Jr|St|Mt|Ft|Supt|Insp|Amb|Hon|Inc|Corp|Ltd|Co|No)\.`,
+    String.raw`\p{Lu}\.(?=\s*\p{Lu})`,
+    String.raw`${WORD_CHAR}(?:${WORD_CHAR}|\p{N})*(?:['’\-](?:${WORD_CHAR}|\p{N})+)*`,
+    String.raw`\p{N}+(?:[.,:]\p{N}+)*`,
+    String.raw`[.!?]+|[\r\n]+|&|[^\s]`,
+  ].join('|'),
+  'gu',
+);
+const SENTENCE_END = /^(?:[.!?]+|[\r\n]+|:)$/;
+const LETTER = /\p{L}/u;
+const UPPER_START = /^\p{Lu}/u;
+const PARTICLE_NAME = /^(?:al|el|ad|ash|bin|ibn|abu|ben)-\p{Lu}/u;
+const NON_ASCII = /[^\x00-\x7f]/;
+const COMBINING_MARKS = /\p{M}/gu;
+const ACRONYM = /^\p{Lu}[\p{Lu}\p{N}]{1,5}$/u;
+const DEMONYM_ENDING = /(?:ian|ean|ese|ish)$/;
+const ALL_UPPER_WORD = /^[\p{Lu}\p{N}.&'’-]+$/u;
+const POSSESSIVE = /^(.+?)['’]s$|^(.+s)['’]$/u;
+const SENTENCE_START_FILLER = /(?:ly|ing)$/;
+
+const fold = (text: string): string => {
+  const lower = text.toLowerCase();
+  return NON_ASCII.test(lower) ? lower.normalize('NFD').replace(COMBINING_MARKS, '').replace(/’/g, "'") : lower;
+};
+
+function makeToken(raw: string): Token {
+  if (!LETTER.test(raw[0] ?? '')) {
+    return { text: raw, key: raw, word: false, cap: false, closes: false, sentenceStart: false };
+  }
+  let text = raw;
+  let closes = false;
+  const possessive = POSSESSIVE.exec(text);
+  const owner = possessive?.[1] ?? possessive?.[2];
+  if (owner && owner.length > 1) {
+    text = owner;
+    closes = true;
+  }
+  const hyphen = text.lastIndexOf('-');
+  if (hyphen > 0 && UPPER_START.test(text) && HYPHEN_MODIFIERS.has(text.slice(hyphen + 1).toLowerCase())) {
+    text = text.slice(0, hyphen);
+    closes = true;
+  }
+  const cap = UPPER_START.test(text) || PARTICLE_NAME.test(text);
+  return { text, key: fold(text), word: true, cap, closes, sentenceStart: false };
+}
+
+function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  let atSentenceStart = true;
+  for (const match of text.matchAll(TOKEN_PATTERN)) {
+    const token = makeToken(match[0]);
+    if (token.word) {
+      token.sentenceStart = atSentenceStart;
+      atSentenceStart = false;
+    } else if (SENTENCE_END.test(token.text)) {
+      atSentenceStart = true;
+    }
+    tokens.push(token);
+  }
+  return tokens;
+}
+
+function splitSentences(tokens: Token[]): Sentence[] {
+  const sentences: Sentence[] = [];
+  let start = 0;
+  for (let i = 0; i <= tokens.length; i++) {
+    const token = tokens[i];
+    if (token && !(token.word && token.sentenceStart && i > start)) continue;
+    if (i > start) sentences.push({ start, end: i, headline: isHeadline(tokens, start, i) });
+    start = i;
+  }
+  return sentences;
+}
+
+/** Title Case and ALL CAPS sentences: capitalisation says nothing about names there. */
+function isHeadline(tokens: Token[], start: number, end: number): boolean {
+  let capitalised = 0;
+  let lowerContent = 0;
+  let allUpper = 0;
+  for (let i = start; i < end; i++) {
+    const token = tokens[i];
+    if (!token?.word) continue;
+    if (token.cap) capitalised++;
+    else if (!MINOR_WORDS.has(token.key)) lowerContent++;
+    if (token.text.length > 1 && ALL_UPPER_WORD.test(token.text)) allUpper++;
+  }
+  return lowerContent === 0 && (capitalised >= 4 || (allUpper >= 3 && allUpper === capitalised));
+}
+
+let gazetteerIndex: Map<string, GazetteerEntry[]> | undefined;
+/** Built on first use: keeps module start-up (Workers cold start) cheap. */
+const gazetteer = (): Map<string, GazetteerEntry[]> => (gazetteerIndex ??= buildGazetteer());
+
+function buildGazetteer(): Map<string, GazetteerEntry[]> {
+  const index = new Map<string, GazetteerEntry[]>();
+  const add = (alias: string, name: string, type: EntityType): void => {
+    const tokens = tokenize(alias).filter((t) => t.word);
+    const first = tokens[0];
+    if (!first) return;
+    const acronym = tokens.length === 1 && alias.length <= 6 && ALL_UPPER_WORD.test(alias);
+    const entry: GazetteerEntry = {
+      keys: tokens.map((t) => t.key),
+      capitalised: tokens.map((t) => t.cap),
+      possessive: tokens.map((t) => t.closes),
+      exact: acronym ? tokens.map((t) => t.text) : null,
+      name,
+      type,
+    };
+    const bucket = index.get(first.key) ?? [];
+    bucket.push(entry);
+    index.set(first.key, bucket);
+  };
+  for (const [name, aliases] of Object.entries(ORGANIZATIONS)) {
+    for (const alias of [name, ...aliases]) add(alias, name, 'organization');
+  }
+  for (const [code, country] of Object.entries(COUNTRIES)) {
+    for (const alias of [country.name, ...(COUNTRY_ALIASES[code] ?? [])]) add(alias, country.name, 'location');
+  }
+  for (const place of splitPlaces(CITIES).concat(splitPlaces(GEOGRAPHY))) {
+    for (const alias of [place, ...(PLACE_ALIASES[place] ?? [])]) add(alias, place, 'location');
+  }
+  for (const bucket of index.values()) bucket.sort((a, b) => b.keys.length - a.keys.length);
+  return index;
+}
+
+function splitPlaces(list: string): string[] {
+  return list.split(',').map((place) => place.replace(/\s+/g, ' ').trim());
+}
+
+function matchGazetteer(tokens: Token[], at: number, end: number): GazetteerEntry | null {
+  const first = tokens[at];
+  if (!first?.word) return null;
+  for (const entry of gazetteer().get(first.key) ?? []) {
+    if (matchesEntry(tokens, at, end, entry)) return entry;
+  }
+  return null;
+}
+
+function matchesEntry(tokens: Token[], at: number, end: number, entry: GazetteerEntry): boolean {
+  const length = entry.keys.length;
+  if (at + length > end) return false;
+  for (let j = 0; j < length; j++) {
+    const token = tokens[at + j];
+    if (!token?.word || token.key !== entry.keys[j]) return false;
+    if (entry.exact ? token.text !== entry.exact[j] : (entry.capitalised[j] || j === 0) && !token.cap) return false;
+    if (token.closes && j < length - 1 && !entry.possessive[j]) return false;
+  }
+  return true;
+}
+
+const isTitle = (token: Token | undefined): boolean =>
+  !!token?.word && token.cap && (TITLES.has(token.key) || PERSON_CUES_BEFORE.has(token.key));
+const isOrgKeyword = (token: Token | undefined): boolean => !!token?.word && token.cap && ORG_KEYWORDS.has(token.key);
+const isRunWord = (token: Token | undefined): boolean => !!token?.word && token.cap && !STOP_WORDS.has(token.key);
+const isNameWord = (token: Token | undefined): boolean =>
+  isRunWord(token) && !isTitle(token) && !isOrgKeyword(token) && !PLACE_SUFFIXES.has(token?.key ?? '');
+const isNameParticle = (token: Token | undefined): boolean =>
+  !!token?.word && !token.cap && NAME_PARTICLES.has(token.key);
+
+/** Length of the run of capitalised words starting at `at`, joined by "of", "de", "bin"... */
+function runLength(tokens: Token[], at: number, end: number): number {
+  let j = at;
+  let hasOrgKeyword = false;
+  let orgWithOf = false;
+  while (j < end) {
+    const token = tokens[j];
+    if (isRunWord(token)) {
+      hasOrgKeyword ||= isOrgKeyword(token);
+      j++;
+      if (token?.closes) break;
+      continue;
+    }
+    const next = j > at ? joinedWordAfter(tokens, j, end) : -1;
+    if (next < 0 || !token) break;
+    if (isConjunction(token)) {
+      // "Ministry of Trade and Industry" is one name; "the Army and the Police" are two.
+      const mayJoin = token.text === '&' || orgWithOf;
+      if (!mayJoin || !isNameTail(tokens, next, end)) break;
+    } else if (hasOrgKeyword && (token.key === 'of' || token.key === 'for')) {
+      orgWithOf = true;
+    }
+    j = next;
+  }
+  return j - at;
+}
+
+const isConjunction = (token: Token): boolean => token.key === 'and' || token.text === '&';
+
+/** Index of the capitalised word reached through joiners at `at`, or -1 when the run stops here. */
+function joinedWordAfter(tokens: Token[], at: number, end: number): number {
+  let j = at;
+  for (let hops = 0; hops < 2 && j < end; hops++, j++) {
+    const token = tokens[j];
+    if (!token || token.cap) return -1;
+    const joins =
+      (token.word && JOINERS.has(token.key)) ||
+      (token.key === 'the' && ['of', 'for'].includes(tokens[j - 1]?.key ?? '')) ||
+      isConjunction(token);
+    if (!joins) return -1;
+    if (isRunWord(tokens[j + 1])) return j + 1;
+  }
+  return -1;
+}
+
+/** A short tail after "and" with no organisation keyword or known name of its own. */
+function isNameTail(tokens: Token[], from: number, end: number): boolean {
+  if (matchGazetteer(tokens, from, end)) return false;
+  for (let j = from; j < end && isRunWord(tokens[j]); j++) if (isOrgKeyword(tokens[j])) return false;
+  return true;
+}
+
+const displayName = (tokens: Token[], from: number, to: number): string =>
+  tokens
+    .slice(from, to)
+    .map((t) => t.text)
+    .join(' ')
+    .replace(/(?<!\b\p{Lu})\.$/u, '');
+
+class Collector {
+  private readonly mentions = new Map<string, Mention>();
+  private readonly looseWords: string[] = [];
+  private readonly guessedPlaces: string[] = [];
+
+  add(name: string, type: EntityType): void {
+    const clean = name.replace(/\s+/g, ' ').trim();
+    if (clean.length < 2) return;
+    const key = `${type}|${fold(clean)}`;
+    const existing = this.mentions.get(key);
+    if (existing) existing.count++;
+    else this.mentions.set(key, { name: clean, type, count: 1 });
+  }
+
+  /** A lone capitalised word: kept only if it turns out to be the surname of a person in the text. */
+  addLooseWord(word: string): void {
+    this.looseWords.push(fold(word));
+  }
+
+  /** A one-word place inferred from "in/from X": may still be a person's surname. */
+  addGuessedPlace(word: string): void {
+    this.add(word, 'location');
+    this.guessedPlaces.push(fold(word));
+  }
+
+  result(): ExtractedEntity[] {
+    this.mergeSurnames();
+    return [...this.mentions.values()]
+      .sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .slice(0, MAX_ENTITIES)
+      .map(({ name, type, count }) => ({ name, type, count }));
+  }
+
+  private mergeSurnames(): void {
+    const bySurname = new Map<string, Mention | null>();
+    for (const mention of this.mentions.values()) {
+      if (mention.type !== 'person' || !mention.name.includes(' ')) continue;
+      const surname = fold(mention.name.slice(mention.name.lastIndexOf(' ') + 1));
+      bySurname.set(surname, bySurname.has(surname) ? null : mention);
+    }
+    for (const [key, mention] of this.mentions) {
+      const full = mention.type === 'person' ? bySurname.get(fold(mention.name)) : undefined;
+      if (!full) continue;
+      full.count += mention.count;
+      this.mentions.delete(key);
+    }
+    for (const word of this.looseWords) {
+      const full = bySurname.get(word);
+      if (full) full.count++;
+    }
+    for (const word of this.guessedPlaces) {
+      const full = bySurname.get(word);
+      const place = this.mentions.get(`location|${word}`);
+      if (!full || !place) continue;
+      full.count++;
+      if (--place.count === 0) this.mentions.delete(`location|${word}`);
+    }
+  }
+}
+
+/** Extracts people, organisations and locations from English news text (see the file header for the rules). */
+export function extractEntities(text: string): ExtractedEntity[] {
+  if (!text || !text.trim()) return [];
+  const tokens = tokenize(text);
+  const collector = new Collector();
+  for (const sentence of splitSentences(tokens)) {
+    scanSentence(tokens, sentence, collector);
+  }
+  return collector.result();
+}
+
+function scanSentence(tokens: Token[], sentence: Sentence, out: Collector): void {
+  let i = sentence.start;
+  while (i < sentence.end) {
+    const token = tokens[i];
+    const entry = token?.word ? matchGazetteer(tokens, i, sentence.end) : null;
+    if (sentence.headline || !token?.cap || (STOP_WORDS.has(token.key) && !entry)) {
+      if (entry && !shadowsFirstName(tokens, i, entry, sentence.end)) {
+        out.add(entry.name, entry.type);
+        i += entry.keys.length;
+      } else {
+        i++;
+      }
+      continue;
+    }
+    i += classifyRun(tokens, i, sentence.end, entry, out);
+  }
+}
+
+/** "Chad Morgan", "Sofia Petrova": a one-word place that is also a first name, followed by a name. */
+function shadowsFirstName(tokens: Token[], at: number, entry: GazetteerEntry, end: number): boolean {
+  const next = tokens[at + 1];
+  return (
+    entry.type === 'location' &&
+    entry.keys.length === 1 &&
+    FIRST_NAMES.has(entry.keys[0] ?? '') &&
+    at + 1 < end &&
+    isNameWord(next) &&
+    !matchGazetteer(tokens, at + 1, end)
+  );
+}
+
+/** Classifies the capitalised run at `at`, records what it finds, and returns how many tokens it used. */
+function classifyRun(tokens: Token[], at: number, end: number, entry: GazetteerEntry | null, out: Collector): number {
+  const length = Math.max(runLength(tokens, at, end), 1);
+  const runEnd = at + length;
+  const gazetteerEntry = entry && !shadowsFirstName(tokens, at, entry, end) ? entry : null;
+
+  // "DR Congo": a title word inside a known name is part of that name.
+  const titled = personAfterTitle(tokens, at + (gazetteerEntry?.keys.length ?? 0), at, runEnd);
+  if (titled) {
+    recordPrefix(tokens, at, titled.prefixEnd, gazetteerEntry, out);
+    out.add(displayName(tokens, titled.nameStart, titled.nameEnd), 'person');
+    return titled.nameEnd - at;
+  }
+
+  if (gazetteerEntry) {
+    const extendsToOrg = length > gazetteerEntry.keys.length && hasOrgKeyword(tokens, at + gazetteerEntry.keys.length, runEnd);
+    if (!extendsToOrg) {
+      out.add(gazetteerEntry.name, gazetteerEntry.type);
+      return gazetteerEntry.keys.length;
+    }
+  }
+
+  const start = tokens[at];
+  if (start?.sentenceStart && length > 1 && !gazetteerEntry && isFillerOpening(start)) return 1;
+
+  const type = classifyByCues(tokens, at, runEnd);
+  if (type === 'organization') {
+    out.add(displayName(tokens, trimLeadingTitles(tokens, at, runEnd), runEnd), type);
+    return length;
+  }
+  if (type === 'person') {
+    const nameEnd = personNameEnd(tokens, at, runEnd);
+    out.add(displayName(tokens, at, nameEnd), type);
+    return nameEnd - at;
+  }
+  if (type === 'location') {
+    if (length === 1 && !placeKeywordMatch(tokens, at, runEnd)) out.addGuessedPlace(displayName(tokens, at, runEnd));
+    else out.add(displayName(tokens, at, runEnd), type);
+    return length;
+  }
+  if (length === 1 && start) out.addLooseWord(start.text);
+  return 1;
+}
+
+function classifyByCues(tokens: Token[], at: number, runEnd: number): EntityType | null {
+  const length = runEnd - at;
+  const previous = tokens[at - 1];
+  const next = tokens[runEnd];
+  const start = tokens[at];
+  if (length > 1 && hasOrgKeyword(tokens, at, runEnd)) return 'organization';
+  if (length > 1 && placeKeywordMatch(tokens, at, runEnd)) return 'location';
+  const secondNameWord = isNameWord(tokens[at + 1]) || isNameParticle(tokens[at + 1]);
+  if (length > 1 && FIRST_NAMES.has(start?.key ?? '') && secondNameWord) return 'person';
+  const namedShape = length > 1 && length <= MAX_PERSON_NAME_WORDS && allNameWords(tokens, at, runEnd);
+  if (namedShape && previous?.word && !previous.cap && PERSON_CUES_BEFORE.has(previous.key)) return 'person';
+  if (namedShape && next?.word && PERSON_CUES_AFTER.has(next.key)) return 'person';
+  if (length === 1 && start && isAcronym(start.text)) return 'organization';
+  const afterPreposition = previous?.word && !previous.cap && LOCATION_PREPOSITIONS.has(previous.key);
+  if (afterPreposition && length <= 3 && !DEMONYM_ENDING.test(tokens[runEnd - 1]?.key ?? '')) return 'location';
+  return null;
+}
+
+interface TitledPerson {
+  prefixEnd: number;
+  nameStart: number;
+  nameEnd: number;
+}
+
+/** "Defence Minister Rustem Umerov": the name after the rightmost title that is followed by a name. */
+function personAfterTitle(tokens: Token[], firstTitle: number, at: number, runEnd: number): TitledPerson | null {
+  for (let t = runEnd - 2; t >= firstTitle; t--) {
+    if (!isTitle(tokens[t]) || !isNameWord(tokens[t + 1])) continue;
+    const nameEnd = personNameEnd(tokens, t + 1, runEnd);
+    // "General Labour Confederation": the words after the title name an organisation.
+    if (nameEnd < runEnd && isOrgKeyword(tokens[nameEnd])) continue;
+    let prefixEnd = t;
+    while (prefixEnd > at && isTitle(tokens[prefixEnd - 1])) prefixEnd--;
+    return { prefixEnd, nameStart: t + 1, nameEnd };
+  }
+  return null;
+}
+
+/** Where a person's name stops: at a title, keyword, place word or non-particle joiner, at most four words. */
+function personNameEnd(tokens: Token[], from: number, runEnd: number): number {
+  let j = from;
+  while (j < runEnd && j - from < MAX_PERSON_NAME_WORDS) {
+    const token = tokens[j];
+    if (!isNameParticle(token) && !isNameWord(token)) break;
+    j++;
+    if (token?.closes) break;
+  }
+  while (j > from + 1 && !tokens[j - 1]?.cap) j--;
+  return Math.max(j, from + 1);
+}
+
+/** Words in front of a person's title: an organisation ("NATO", "Central Bank") or nothing worth keeping. */
+function recordPrefix(
+  tokens: Token[],
+  at: number,
+  prefixEnd: number,
+  entry: GazetteerEntry | null,
+  out: Collector,
+): void {
+  const length = prefixEnd - at;
+  if (length <= 0) return;
+  if (entry && entry.keys.length === length) out.add(entry.name, entry.type);
+  else if (length > 1 && hasOrgKeyword(tokens, at, prefixEnd)) out.add(displayName(tokens, at, prefixEnd), 'organization');
+  else if (entry && entry.keys.length < length) out.add(entry.name, entry.type);
+}
+
+function hasOrgKeyword(tokens: Token[], from: number, to: number): boolean {
+  for (let j = from; j < to; j++) if (isOrgKeyword(tokens[j])) return true;
+  return false;
+}
+
+function allNameWords(tokens: Token[], from: number, to: number): boolean {
+  for (let j = from; j < to; j++) if (!isNameWord(tokens[j]) && !isNameParticle(tokens[j])) return false;
+  return true;
+}
+
+function placeKeywordMatch(tokens: Token[], at: number, runEnd: number): boolean {
+  return PLACE_SUFFIXES.has(tokens[runEnd - 1]?.key ?? '') || PLACE_PREFIXES.has(tokens[at]?.key ?? '');
+}
+
+/** "Governor of the Central Bank" → "Central Bank"; "General Labour Confederation" keeps its first word. */
+function trimLeadingTitles(tokens: Token[], at: number, runEnd: number): number {
+  let j = at;
+  while (j < runEnd - 1 && isTitle(tokens[j])) j++;
+  if (j === at || tokens[j]?.cap) return at;
+  while (j < runEnd - 1 && !tokens[j]?.cap) j++;
+  return j;
+}
+
+const isAcronym = (word: string): boolean =>
+  ACRONYM.test(word) && (word.match(/\p{Lu}/gu)?.length ?? 0) >= 2 && !ACRONYM_STOP_WORDS.has(word.toLowerCase());
+
+/** "Striking dockworkers", "Heavy fighting": an adverb or participle opening a sentence is not a name. */
+const isFillerOpening = (token: Token): boolean =>
+  SENTENCE_START_FILLER.test(token.key) && !FIRST_NAMES.has(token.key) && !TITLES.has(token.key);

@@ -1,0 +1,220 @@
+import { inArray, sql } from 'drizzle-orm';
+import { queryRows, type Database } from '../db/client';
+import { entities, signalEntities, signals, sources } from '../db/schema';
+import type { FieldError } from '../http/problem';
+import { regionOf } from '../vocab';
+import { ANOMALY_RULE, isAnomalous } from './anomaly';
+import { extractEntities } from './entities';
+import { fallbackTitle, validateItem, type IngestItem } from './validate';
+
+export interface IngestResult {
+  accepted: number;
+  duplicates: number;
+  rejected: number;
+  errors: { index: number; errors: FieldError[] }[];
+}
+
+const CHUNK = 500;
+
+function chunks<T>(items: T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/**
+ * Ingests a batch: validates each item (a bad one never blocks the good ones), de-dupes on
+ * `source_url`, derives region and entities, flags anomalies, and writes everything in one
+ * transaction, so nothing half-written stays.
+ */
+export async function ingestSignals(db: Database, rawItems: unknown[]): Promise<IngestResult> {
+  const result: IngestResult = { accepted: 0, duplicates: 0, rejected: 0, errors: [] };
+  const seen = new Set<string>();
+  const items: IngestItem[] = [];
+  rawItems.forEach((raw, index) => {
+    const checked = validateItem(raw);
+    if (!checked.ok) {
+      result.rejected += 1;
+      result.errors.push({ index, errors: checked.errors });
+    } else if (seen.has(checked.item.source_url)) {
+      result.duplicates += 1;
+    } else {
+      seen.add(checked.item.source_url);
+      items.push(checked.item);
+    }
+  });
+  if (items.length === 0) return result;
+
+  const inserted = await db.transaction(async (tx) => {
+    const sourceIds = await upsertSources(tx as unknown as Database, items);
+    const ids: string[] = [];
+    const byUrl = new Map(items.map((item) => [item.source_url, item]));
+    for (const part of chunks(items)) {
+      const rows = await tx
+        .insert(signals)
+        .values(part.map((item) => signalRow(item, sourceIds.get(item.source.name)!)))
+        .onConflictDoNothing()
+        .returning({ id: signals.id, sourceUrl: signals.sourceUrl });
+      for (const row of rows) ids.push(row.id);
+      await linkEntities(
+        tx as unknown as Database,
+        rows.map((row) => ({ id: row.id, item: byUrl.get(row.sourceUrl)! })),
+      );
+    }
+    if (ids.length > 0) {
+      const derive = items.filter((item) => item.is_anomaly === undefined).map((i) => i.source_url);
+      await flagAnomalies(tx as unknown as Database, ids, new Set(derive));
+      await updateAggregates(tx as unknown as Database, ids);
+    }
+    return ids.length;
+  });
+  result.accepted = inserted;
+  result.duplicates += items.length - inserted;
+  return result;
+}
+
+function signalRow(item: IngestItem, sourceId: string): typeof signals.$inferInsert {
+  return {
+    ...(item.id ? { id: item.id } : {}),
+    threatLayer: item.threat_layer,
+    significanceScore: item.significance_score,
+    signalValence: item.signal_valence,
+    title: item.title || fallbackTitle(item.content_display),
+    contentDisplay: item.content_display,
+    countryCodes: item.country_codes,
+    region: item.country_codes[0] ? regionOf(item.country_codes[0]) : null,
+    city: item.city ?? null,
+    lat: item.lat ?? null,
+    lng: item.lng ?? null,
+    language: item.language ?? item.source.language ?? null,
+    sourceId,
+    sourceUrl: item.source_url,
+    publishedAt: new Date(item.published_at),
+    collectedAt: new Date(item.collected_at ?? item.published_at),
+    isAnomaly: item.is_anomaly ?? false,
+  };
+}
+
+/** Creates unknown sources (tier `discovered` unless given) and returns ids by name. */
+async function upsertSources(db: Database, items: IngestItem[]): Promise<Map<string, string>> {
+  const byName = new Map(items.map((item) => [item.source.name, item.source]));
+  const ids = new Map<string, string>();
+  for (const part of chunks([...byName.values()])) {
+    const rows = await db
+      .insert(sources)
+      .values(
+        part.map((s) => ({
+          name: s.name,
+          url: s.url ?? null,
+          tier: s.tier ?? 'discovered',
+          language: s.language ?? null,
+        })),
+      )
+      .onConflictDoUpdate({
+        target: sources.name,
+        // A no-op update so RETURNING also yields the ids of sources that already exist.
+        set: { url: sql`coalesce(${sources.url}, excluded.url)` },
+      })
+      .returning({ id: sources.id, name: sources.name });
+    for (const row of rows) ids.set(row.name, row.id);
+  }
+  return ids;
+}
+
+/** Extracts entities from each new signal and links them. */
+async function linkEntities(db: Database, created: { id: string; item: IngestItem }[]) {
+  const found = created.map(({ id, item }) => ({
+    id,
+    entities: extractEntities(`${item.title ?? ''}\n${item.content_display}`),
+  }));
+  const distinct = new Map<string, { name: string; type: string; normalized: string }>();
+  for (const { entities: list } of found) {
+    for (const e of list) {
+      const normalized = e.name.toLowerCase();
+      distinct.set(`${e.type}:${normalized}`, { name: e.name, type: e.type, normalized });
+    }
+  }
+  if (distinct.size === 0) return;
+  const entityIds = new Map<string, string>();
+  for (const part of chunks([...distinct.values()])) {
+    const rows = await db
+      .insert(entities)
+      .values(part)
+      .onConflictDoUpdate({
+        target: [entities.normalized, entities.type],
+        set: { name: sql`${entities.name}` },
+      })
+      .returning({ id: entities.id, type: entities.type, normalized: entities.normalized });
+    for (const row of rows) entityIds.set(`${row.type}:${row.normalized}`, row.id);
+  }
+  const links = found.flatMap(({ id, entities: list }) =>
+    list.map((e) => ({
+      signalId: id,
+      entityId: entityIds.get(`${e.type}:${e.name.toLowerCase()}`)!,
+      mentions: e.count,
+    })),
+  );
+  for (const part of chunks(links, 1000)) {
+    await db.insert(signalEntities).values(part).onConflictDoNothing();
+  }
+}
+
+/** Applies the anomaly rule to new signals whose item did not set `is_anomaly`. */
+async function flagAnomalies(db: Database, ids: string[], deriveUrls: Set<string>) {
+  const window = sql.raw(`interval '${ANOMALY_RULE.windowHours} hours'`);
+  const span = sql.raw(`interval '${ANOMALY_RULE.baselineDays} days ${ANOMALY_RULE.windowHours} hours'`);
+  for (const part of chunks(ids)) {
+    const counts = await queryRows<{ id: string; source_url: string; recent: number; baseline: number }>(
+      db,
+      sql`
+        SELECT s.id, s.source_url,
+          (SELECT count(*) FROM signals o
+            WHERE o.threat_layer = s.threat_layer AND o.country_codes[1] = s.country_codes[1]
+              AND o.published_at > s.published_at - ${window} AND o.published_at <= s.published_at)::int AS recent,
+          (SELECT count(*) FROM signals o
+            WHERE o.threat_layer = s.threat_layer AND o.country_codes[1] = s.country_codes[1]
+              AND o.published_at > s.published_at - ${span} AND o.published_at <= s.published_at - ${window})::int AS baseline
+        FROM signals s
+        WHERE s.id IN ${part} AND cardinality(s.country_codes) > 0`,
+    );
+    const spiking = counts
+      .filter((row) => deriveUrls.has(row.source_url) && isAnomalous(row.recent, row.baseline))
+      .map((row) => row.id);
+    if (spiking.length > 0) {
+      await db.update(signals).set({ isAnomaly: true }).where(inArray(signals.id, spiking));
+    }
+  }
+}
+
+/** Folds new signals into the hourly buckets, source coverage and source counters. */
+async function updateAggregates(db: Database, ids: string[]) {
+  for (const part of chunks(ids)) {
+    await db.execute(sql`
+      INSERT INTO signal_hourly AS h (bucket, region, threat_layer, signal_count, score_sum, score_max, crisis_count, anomaly_count)
+      SELECT date_trunc('hour', published_at), coalesce(region, ''), threat_layer, count(*),
+             sum(significance_score), max(significance_score),
+             count(*) FILTER (WHERE signal_valence = 'crisis'), count(*) FILTER (WHERE is_anomaly)
+      FROM signals WHERE id IN ${part}
+      GROUP BY 1, 2, 3
+      ON CONFLICT (bucket, region, threat_layer) DO UPDATE SET
+        signal_count = h.signal_count + excluded.signal_count,
+        score_sum = h.score_sum + excluded.score_sum,
+        score_max = greatest(h.score_max, excluded.score_max),
+        crisis_count = h.crisis_count + excluded.crisis_count,
+        anomaly_count = h.anomaly_count + excluded.anomaly_count`);
+    await db.execute(sql`
+      INSERT INTO source_coverage AS sc (source_id, region, threat_layer, signal_count, last_seen_at)
+      SELECT source_id, coalesce(region, ''), threat_layer, count(*), max(published_at)
+      FROM signals WHERE id IN ${part}
+      GROUP BY 1, 2, 3
+      ON CONFLICT (source_id, region, threat_layer) DO UPDATE SET
+        signal_count = sc.signal_count + excluded.signal_count,
+        last_seen_at = greatest(sc.last_seen_at, excluded.last_seen_at)`);
+    await db.execute(sql`
+      UPDATE sources SET signal_count = sources.signal_count + agg.n,
+        last_seen_at = greatest(sources.last_seen_at, agg.last_seen)
+      FROM (SELECT source_id, count(*)::int AS n, max(published_at) AS last_seen
+            FROM signals WHERE id IN ${part} GROUP BY source_id) agg
+      WHERE sources.id = agg.source_id`);
+  }
+}

@@ -1,0 +1,63 @@
+import { z } from '@hono/zod-openapi';
+import { fieldErrors } from '../http/openapi';
+import type { FieldError } from '../http/problem';
+import { LAYERS, SOURCE_TIERS, VALENCES, isCountryCode } from '../vocab';
+
+const timestamp = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with offset' });
+const language = z
+  .string()
+  .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, 'must be a language tag such as en or pt-BR');
+
+/** One signal as the ingest endpoint accepts it (DESIGN §6). Unknown fields are errors. */
+export const IngestItemSchema = z
+  .strictObject({
+    id: z.uuid().optional(),
+    threat_layer: z.enum(LAYERS),
+    significance_score: z.number().min(0).max(10),
+    signal_valence: z.enum(VALENCES),
+    title: z.string().trim().max(300).optional(),
+    content_display: z.string().trim().min(1).max(10_000),
+    country_codes: z
+      .array(
+        z
+          .string()
+          .transform((code) => code.toUpperCase())
+          .refine(isCountryCode, 'must be an ISO 3166-1 alpha-2 country code'),
+      )
+      .max(20)
+      .transform((codes) => [...new Set(codes)]),
+    city: z.string().trim().min(1).max(120).nullish(),
+    lat: z.number().min(-90).max(90).nullish(),
+    lng: z.number().min(-180).max(180).nullish(),
+    language: language.nullish(),
+    published_at: timestamp,
+    collected_at: timestamp.optional(),
+    is_anomaly: z.boolean().optional(),
+    source_url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2000),
+    source: z.strictObject({
+      name: z.string().trim().min(1).max(200),
+      url: z.url({ protocol: /^https?$/ }).optional(),
+      tier: z.enum(SOURCE_TIERS).optional(),
+      language: language.optional(),
+    }),
+  })
+  .refine((item) => (item.lat == null) === (item.lng == null), {
+    path: ['lat'],
+    message: 'lat and lng must be given together',
+  });
+
+export type IngestItem = z.infer<typeof IngestItemSchema>;
+
+export type Validated = { ok: true; item: IngestItem } | { ok: false; errors: FieldError[] };
+
+/** Validates one raw item. */
+export function validateItem(raw: unknown): Validated {
+  const parsed = IngestItemSchema.safeParse(raw);
+  return parsed.success ? { ok: true, item: parsed.data } : { ok: false, errors: fieldErrors(parsed.error) };
+}
+
+/** A title for items that come without one: the first sentence, at most 120 characters. */
+export function fallbackTitle(content: string): string {
+  const sentence = content.split(/(?<=[.!?])\s/)[0] ?? content;
+  return sentence.length <= 120 ? sentence : `${sentence.slice(0, 117).trimEnd()}…`;
+}

@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { IncomingMessage } from 'node:http';
+import { serve, type ServerType } from '@hono/node-server';
+import type { Context } from 'hono';
+import { createApp } from './app';
+import type { Config } from './config';
+import type { DatabaseHandle } from './db/client';
+import { pgliteDatabase, postgresDatabase } from './db/node';
+import { consoleLogger, type Deps } from './deps';
+import { memoryStore } from './store/memory';
+import type { Store } from './store/types';
+
+/**
+ * The client address in Node: the socket's, or with TRUST_PROXY the first address of
+ * X-Forwarded-For (only safe behind a proxy that overwrites that header).
+ */
+export function nodeClientIp(trustProxy: boolean) {
+  return (c: Context): string => {
+    if (trustProxy) {
+      const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
+      if (forwarded) return forwarded;
+    }
+    const incoming = (c.env as { incoming?: IncomingMessage }).incoming;
+    return incoming?.socket.remoteAddress ?? 'unknown';
+  };
+}
+
+/** The embedded database under DATA_DIR, or the real Postgres of DATABASE_URL. */
+export function openDatabase(config: Config): Promise<DatabaseHandle> {
+  return config.DATABASE_URL
+    ? postgresDatabase(config.DATABASE_URL, { migrate: true })
+    : pgliteDatabase(join(config.DATA_DIR, 'pglite'));
+}
+
+/** The configured store: in-memory unless Upstash is configured. */
+export function openStore(config: Config, now: () => number = Date.now): Store {
+  void config;
+  return memoryStore(now);
+}
+
+/** Node's Deps: pending work after a response just runs, with failures logged. */
+export function nodeDeps(
+  config: Config,
+  db: DatabaseHandle['db'],
+  store: Store,
+  overrides: Partial<Deps> = {},
+): Deps {
+  const log = overrides.log ?? consoleLogger(config.LOG_LEVEL);
+  return {
+    db,
+    store,
+    config,
+    now: () => new Date(),
+    clientIp: nodeClientIp(config.TRUST_PROXY),
+    waitUntil: (promise) => {
+      promise.catch((error: unknown) => log.error('background task failed', { error: String(error) }));
+    },
+    fetch: globalThis.fetch.bind(globalThis),
+    log,
+    ...overrides,
+  };
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  server: ServerType;
+  close(): Promise<void>;
+}
+
+/** Serves the app on `port` (0 picks a free one) with `deps` handed to every request. */
+export function serveApp(deps: Deps, port: number, hostname = '0.0.0.0'): Promise<RunningServer> {
+  const app = createApp();
+  return new Promise((resolve) => {
+    const server = serve(
+      { fetch: (request, env) => app.fetch(request, { ...(env as object), deps }), port, hostname },
+      (info: AddressInfo) => {
+        resolve({
+          url: `http://localhost:${info.port}`,
+          port: info.port,
+          server,
+          close: () =>
+            new Promise<void>((done) => {
+              server.close(() => done());
+              (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+            }),
+        });
+      },
+    );
+  });
+}
+
+/** ADMIN_TOKEN, or one generated once and kept under DATA_DIR so it survives restarts. */
+export function adminToken(config: Config): string {
+  if (config.ADMIN_TOKEN) return config.ADMIN_TOKEN;
+  const file = join(config.DATA_DIR, 'admin-token');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(config.DATA_DIR, { recursive: true });
+  const token = `adm_${randomBytes(24).toString('base64url')}`;
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return token;
+}

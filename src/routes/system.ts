@@ -1,0 +1,95 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { sql } from 'drizzle-orm';
+import { access } from '../http/auth';
+import { createRouter, errors } from '../http/openapi';
+import { ApiError } from '../http/problem';
+import { getFreshness } from '../system/freshness';
+
+const healthRoute = createRoute({
+  method: 'get',
+  path: '/api/v1/health',
+  tags: ['System'],
+  summary: 'Health',
+  description: 'Checks the database (and reports the store). 503 when the database is unreachable.',
+  middleware: [access('public')] as const,
+  responses: {
+    200: {
+      description: 'Healthy.',
+      content: {
+        'application/json': {
+          schema: z
+            .object({
+              status: z.literal('ok'),
+              database: z.literal('ok'),
+              store: z.enum(['ok', 'unavailable']),
+              time: z.string(),
+            })
+            .openapi('Health'),
+        },
+      },
+    },
+    ...errors(429, 503),
+  },
+});
+
+const freshnessRoute = createRoute({
+  method: 'get',
+  path: '/api/v1/freshness',
+  tags: ['System'],
+  summary: 'Data freshness',
+  description: `Latest ingest and publication times, ingest lag, and sources silent for 48 hours or more.`,
+  middleware: [access('public')] as const,
+  responses: {
+    200: {
+      description: 'Freshness of the data.',
+      content: {
+        'application/json': {
+          schema: z
+            .object({
+              latest_ingested_at: z.string().nullable(),
+              latest_published_at: z.string().nullable(),
+              ingest_lag_seconds: z.number().int().nullable(),
+              signals_last_hour: z.number().int(),
+              stale_source_hours: z.number().int(),
+              stale_sources: z.array(
+                z.object({
+                  id: z.uuid(),
+                  name: z.string(),
+                  tier: z.string(),
+                  last_seen_at: z.string().nullable(),
+                }),
+              ),
+              checked_at: z.string(),
+            })
+            .openapi('Freshness'),
+        },
+      },
+    },
+    ...errors(429, 503),
+  },
+});
+
+export const systemRoutes = createRouter()
+  .openapi(healthRoute, async (c) => {
+    const { db, store, now } = c.env.deps;
+    const [database, storeState] = await Promise.allSettled([db.execute(sql`SELECT 1`), store.ping()]);
+    if (database.status === 'rejected') {
+      throw new ApiError(503, 'service_unavailable', 'The database is unreachable.', undefined, {
+        'Retry-After': '5',
+      });
+    }
+    c.header('Cache-Control', 'no-store');
+    return c.json(
+      {
+        status: 'ok' as const,
+        database: 'ok' as const,
+        store: storeState.status === 'fulfilled' ? ('ok' as const) : ('unavailable' as const),
+        time: now().toISOString(),
+      },
+      200,
+    );
+  })
+  .openapi(freshnessRoute, async (c) => {
+    const { db, now } = c.env.deps;
+    return c.json(await getFreshness(db, now()), 200);
+  });

@@ -1,0 +1,72 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, loadConfig, type Config } from './config';
+import type { Database } from './db/client';
+import { isEmpty, seedDemo } from './ingest/seed';
+import { hashKey } from './keys/key';
+import { findKeyByHash, issueKeyForEmail } from './keys/service';
+import { adminToken, nodeDeps, openDatabase, openStore, serveApp } from './node-runtime';
+
+const DEMO_EMAIL = 'demo@signal-intel.local';
+
+/** A ready demo key: the one kept under DATA_DIR while it is still valid, else a new pro key. */
+async function demoKey(db: Database, config: Config): Promise<string> {
+  const file = join(config.DATA_DIR, 'demo-key');
+  if (existsSync(file)) {
+    const saved = readFileSync(file, 'utf8').trim();
+    const record = await findKeyByHash(db, await hashKey(saved));
+    if (record && !record.revoked) return saved;
+  }
+  const issued = await issueKeyForEmail(db, DEMO_EMAIL, 'pro', 'demo');
+  writeFileSync(file, `${issued.key}\n`, { mode: 0o600 });
+  return issued.key;
+}
+
+async function main() {
+  let config: Config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  config = { ...config, ADMIN_TOKEN: adminToken(config) };
+  const embedded = !config.DATABASE_URL;
+  console.log(
+    embedded ? `Opening the embedded database in ${config.DATA_DIR}/ …` : 'Connecting to DATABASE_URL …',
+  );
+  const database = await openDatabase(config);
+  const deps = nodeDeps(config, database.db, openStore(config));
+
+  if (embedded && config.SEED && (await isEmpty(database.db))) {
+    console.log('Loading demo data (first start only) …');
+    const result = await seedDemo(database.db, { now: new Date() });
+    console.log(`Loaded ${result.accepted} demo signals.`);
+  }
+  const key = await demoKey(database.db, config);
+  const running = await serveApp(deps, config.PORT);
+  const base = config.PUBLIC_BASE_URL ?? `http://localhost:${running.port}`;
+
+  console.log(`
+Signal Intelligence API listening on ${base}
+  Docs:         ${base}/api/v1/docs
+  Admin token:  ${config.ADMIN_TOKEN}
+  Demo API key: ${key}  (pro tier)
+
+Try:
+  curl -H "X-Api-Key: ${key}" "${base}/api/v1/signals?layers=cyber,military&min_score=7&limit=5"
+`);
+
+  const shutdown = async () => {
+    await running.close();
+    await database.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+}
+
+await main();

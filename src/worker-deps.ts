@@ -1,0 +1,47 @@
+import type { Config } from './config';
+import { loadConfig } from './config';
+import { neonDatabase, type DatabaseHandle } from './db/client';
+import { consoleLogger, type Deps } from './deps';
+import { memoryStore } from './store/memory';
+import type { Store } from './store/types';
+
+/** Bindings and secrets of both Workers (see wrangler.toml and the README). */
+export type WorkerEnv = Record<string, unknown> & { DATABASE_URL?: string };
+
+let cachedConfig: { env: WorkerEnv; config: Config } | undefined;
+
+/** Config parsed once per isolate: bindings do not change while it lives. */
+export function workerConfig(env: WorkerEnv): Config {
+  if (cachedConfig?.env !== env) cachedConfig = { env, config: loadConfig(env) };
+  return cachedConfig.config;
+}
+
+// Module level on purpose: one store client per isolate is safe to share across requests.
+let store: Store | undefined;
+
+function workerStore(config: Config): Store {
+  store ??= memoryStore();
+  void config;
+  return store;
+}
+
+/**
+ * Deps for one Worker invocation. Workers may not reuse a database pool across requests,
+ * so each invocation gets its own and must `close()` it (in `waitUntil`).
+ */
+export function workerDeps(env: WorkerEnv, ctx: ExecutionContext): { deps: Deps; database: DatabaseHandle } {
+  const config = workerConfig(env);
+  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is not set on this Worker');
+  const database = neonDatabase(config.DATABASE_URL);
+  const deps: Deps = {
+    db: database.db,
+    store: workerStore(config),
+    config,
+    now: () => new Date(),
+    clientIp: (c) => c.req.header('cf-connecting-ip') ?? 'unknown',
+    waitUntil: (promise) => ctx.waitUntil(promise),
+    fetch: globalThis.fetch.bind(globalThis),
+    log: consoleLogger(config.LOG_LEVEL),
+  };
+  return { deps, database };
+}

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pgliteDatabase } from '../../src/db/node';
+import type { DatabaseHandle } from '../../src/db/client';
+import { admin, json, startTestApp, type TestApp } from '../support/harness';
+
+describe('key issuing', () => {
+  let database: DatabaseHandle;
+  let app: TestApp;
+
+  beforeAll(async () => {
+    database = await pgliteDatabase();
+    app = await startTestApp(database.db);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+  });
+
+  it('signs up a free account whose key works at once', async () => {
+    const res = await app.fetch('/api/v1/keys', json({ email: 'New.User@Example.org', name: 'laptop' }));
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as {
+      id: string;
+      key: string;
+      prefix: string;
+      tier: string;
+      name: string;
+    };
+    expect(body).toMatchObject({ tier: 'free', name: 'laptop', prefix: body.key.slice(0, 12) });
+    const signals = await app.fetch('/api/v1/signals', { headers: { 'X-Api-Key': body.key } });
+    expect(signals.status).toBe(200);
+    expect(signals.headers.get('x-ratelimit-tier')).toBe('free');
+  });
+
+  it('refuses a second signup for the same email, whatever its case', async () => {
+    const res = await app.fetch('/api/v1/keys', json({ email: 'new.user@example.org' }));
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as { code: string }).code).toBe('account_exists');
+  });
+
+  it.each([
+    [{ email: 'not-an-email' }, 'email'],
+    [{}, 'email'],
+    [{ email: 'a@example.org', tier: 'pro' }, 'body'],
+    [{ email: 'b@example.org', name: '' }, 'name'],
+  ])('rejects %j', async (body, field) => {
+    const res = await app.fetch('/api/v1/keys', json(body));
+    expect(res.status).toBe(400);
+    const problem = (await res.json()) as { code: string; errors: { path: string; message: string }[] };
+    expect(problem.code).toBe('invalid_request');
+    expect(problem.errors.map((e) => e.path)).toContain(field);
+  });
+
+  it('rejects a body that is not JSON, or not sent as JSON', async () => {
+    const broken = await app.fetch('/api/v1/keys', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"email":',
+    });
+    expect(broken.status).toBe(400);
+    expect(((await broken.json()) as { code: string }).code).toBe('invalid_json');
+    const form = await app.fetch('/api/v1/keys', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'email=a@b.c',
+    });
+    expect(form.status).toBe(415);
+    const big = await app.fetch(
+      '/api/v1/keys',
+      json({ email: 'c@example.org', name: 'x'.repeat(70 * 1024) }),
+    );
+    expect(big.status).toBe(413);
+  });
+
+  it('lets the operator issue pro keys and change tiers', async () => {
+    const res = await app.fetch('/api/v1/admin/keys', admin(json({ email: 'ops@example.org', tier: 'pro' })));
+    expect(res.status).toBe(201);
+    const { key } = (await res.json()) as { key: string };
+    const first = await app.fetch('/api/v1/signals', { headers: { 'X-Api-Key': key } });
+    expect(first.headers.get('x-ratelimit-tier')).toBe('pro');
+    expect(first.headers.get('x-ratelimit-limit')).toBe('2000');
+
+    const patch = await app.fetch(
+      '/api/v1/admin/accounts/ops@example.org',
+      admin({ ...json({ tier: 'free' }), method: 'PATCH' }),
+    );
+    expect(patch.status).toBe(200);
+    const after = await app.fetch('/api/v1/signals', { headers: { 'X-Api-Key': key } });
+    expect(after.headers.get('x-ratelimit-tier')).toBe('free');
+
+    const unknown = await app.fetch(
+      '/api/v1/admin/accounts/nobody@example.org',
+      admin({ ...json({ tier: 'pro' }), method: 'PATCH' }),
+    );
+    expect(unknown.status).toBe(404);
+    const wrongToken = await app.fetch('/api/v1/admin/keys', {
+      ...json({ email: 'x@example.org', tier: 'pro' }),
+      headers: { 'Content-Type': 'application/json', Authorization: 'Bearer wrong' },
+    });
+    expect(wrongToken.status).toBe(401);
+  });
+});

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pgliteDatabase } from '../../src/db/node';
+import type { DatabaseHandle } from '../../src/db/client';
+import { ingestSignals } from '../../src/ingest/pipeline';
+import { fixtureItems } from '../support/fixture';
+import { startTestApp, type TestApp } from '../support/harness';
+
+describe('system endpoints', () => {
+  let database: DatabaseHandle;
+  let app: TestApp;
+  const now = new Date('2026-11-22T00:00:00Z');
+
+  beforeAll(async () => {
+    database = await pgliteDatabase();
+    await ingestSignals(database.db, fixtureItems());
+    app = await startTestApp(database.db, { deps: { now: () => now } });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+  });
+
+  it('health checks the database', async () => {
+    const res = await app.fetch('/api/v1/health');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ok', database: 'ok', store: 'ok', time: now.toISOString() });
+  });
+
+  it('freshness reports the latest times, lag and stale sources', async () => {
+    const body = (await (await app.fetch('/api/v1/freshness')).json()) as Record<string, unknown> & {
+      stale_sources: { name: string }[];
+    };
+    expect(body.latest_published_at).toBe('2026-11-21T18:00:00.000Z');
+    expect(typeof body.latest_ingested_at).toBe('string');
+    expect(body.stale_source_hours).toBe(48);
+    // Last seen before 2026-11-20T00:00Z: Markets Daily (17th) and Noticias Andinas (16th).
+    expect(body.stale_sources.map((s) => s.name)).toEqual(['Noticias Andinas', 'Markets Daily']);
+  });
+
+  it('serves the OpenAPI 3.1 document and the docs page', async () => {
+    const doc = (await (await app.fetch('/api/v1/openapi.json')).json()) as {
+      openapi: string;
+      paths: Record<string, unknown>;
+    };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/api/v1/signals', '/api/v1/signals/{id}', '/api/v1/health', '/api/v1/keys']),
+    );
+    const page = await app.fetch('/api/v1/docs');
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(await page.text()).toContain('/api/v1/openapi.json');
+    const asJson = await app.fetch('/api/v1/docs', { headers: { Accept: 'application/json' } });
+    expect(((await asJson.json()) as { openapi: string }).openapi).toBe('3.1.0');
+  });
+
+  it('sends security headers and open CORS without credentials', async () => {
+    const res = await app.fetch('/api/v1/health', { headers: { Origin: 'https://elsewhere.example' } });
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+    expect(res.headers.get('access-control-expose-headers')).toContain('X-RateLimit-Remaining');
+    expect(res.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('answers 503 problem+json with Retry-After when the database is down', async () => {
+    const other = await pgliteDatabase();
+    const down = await startTestApp(other.db);
+    await other.close();
+    try {
+      const res = await down.fetch('/api/v1/health');
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(((await res.json()) as { code: string }).code).toBe('service_unavailable');
+      const freshness = await down.fetch('/api/v1/freshness');
+      expect(freshness.status).toBe(503);
+      expect(freshness.headers.get('content-type')).toMatch(/problem\+json/);
+    } finally {
+      await down.close();
+    }
+  });
+});

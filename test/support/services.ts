@@ -1,0 +1,85 @@
+/**
+ * Access to the real services tests may run against.
+ *
+ * Tests that need Postgres / Redis skip when TEST_DATABASE_URL / TEST_REDIS_URL
+ * is unset (`describe.skipIf(!testDatabaseUrl())`). When a URL IS set, the
+ * helpers below throw a clear error if the service cannot be reached, so CI
+ * fails instead of silently skipping.
+ */
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+
+export function testDatabaseUrl(): string | undefined {
+  return process.env.TEST_DATABASE_URL || undefined;
+}
+
+export function testRedisUrl(): string | undefined {
+  return process.env.TEST_REDIS_URL || undefined;
+}
+
+export interface ScratchDatabase {
+  /** Connection string for the new database (same server and credentials). */
+  url: string;
+  drop(): Promise<void>;
+}
+
+const redact = (url: string): string => url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+
+async function adminQuery(serverUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5_000 });
+  try {
+    await client.connect();
+  } catch (err) {
+    throw new Error(`Postgres at ${redact(serverUrl)} is unreachable: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Creates a uniquely named database on the server behind `url` (typically
+ * TEST_DATABASE_URL), so each test file gets an isolated database.
+ */
+export async function createScratchDatabase(url: string): Promise<ScratchDatabase> {
+  const name = `test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  await adminQuery(url, `CREATE DATABASE "${name}"`);
+  const scratch = new URL(url);
+  scratch.pathname = `/${name}`;
+  let dropped = false;
+  return {
+    url: scratch.toString(),
+    async drop() {
+      if (dropped) return;
+      dropped = true;
+      // WITH (FORCE) (Postgres 13+) terminates connections a test left open.
+      await adminQuery(url, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    },
+  };
+}
+
+/** Throws a clear error when the Redis behind `url` cannot be reached. */
+export async function assertRedisReachable(url: string): Promise<void> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 3_000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  let lastError: Error | undefined;
+  redis.on('error', (err: Error) => (lastError = err));
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (err) {
+    const cause = lastError ?? (err as Error);
+    throw new Error(`Redis at ${redact(url)} is unreachable: ${cause.message}`, { cause });
+  } finally {
+    redis.disconnect();
+  }
+}
