@@ -227,41 +227,235 @@ const SOURCES: readonly DemoSource[] = [
   { name: 'World Desk Agency', domain: 'worlddeskagency.com', tier: 'core', language: 'en' },
   { name: 'Agence Horizon', domain: 'agencehorizon.fr', tier: 'core', language: 'fr' },
   { name: 'Agencia Continental', domain: 'agenciacontinental.es', tier: 'core', language: 'es' },
-  { name: 'Nordwest Nachrichten', domain: 'nordwest-nachrichten.de', tier: 'core', language: 'de', regions: ['Europe', 'Middle East'] },
-  { name: 'Al-Rased News Agency', domain: 'alrased.net', tier: 'core', language: 'ar', regions: ['Middle East', 'Sub-Saharan Africa'] },
+  {
+    name: 'Nordwest Nachrichten',
+    domain: 'nordwest-nachrichten.de',
+    tier: 'core',
+    language: 'de',
+    regions: ['Europe', 'Middle East'],
+  },
+  {
+    name: 'Al-Rased News Agency',
+    domain: 'alrased.net',
+    tier: 'core',
+    language: 'ar',
+    regions: ['Middle East', 'Sub-Saharan Africa'],
+  },
   { name: 'Kyiv Ledger', domain: 'kyivledger.com.ua', tier: 'core', language: 'uk', regions: ['Europe'] },
-  { name: 'Correio Atlântico', domain: 'correioatlantico.com.br', tier: 'core', language: 'pt', regions: ['Latin America', 'Sub-Saharan Africa'] },
-  { name: 'Moskovsky Vestnik', domain: 'mvestnik.ru', tier: 'core', language: 'ru', regions: ['Europe', 'South Asia'] },
-  { name: 'The Nairobi Observer', domain: 'nairobiobserver.co.ke', tier: 'core', language: 'en', regions: ['Sub-Saharan Africa'] },
-  { name: 'Lagos Courier', domain: 'lagoscourier.com.ng', tier: 'core', language: 'en', regions: ['Sub-Saharan Africa'] },
-  { name: 'Delhi Standard', domain: 'delhistandard.in', tier: 'core', language: 'en', regions: ['South Asia'] },
-  { name: 'Pacific Herald', domain: 'pacificherald.com.au', tier: 'core', language: 'en', regions: ['Asia-Pacific'] },
-  { name: 'Continental Times', domain: 'continentaltimes.us', tier: 'core', language: 'en', regions: ['North America', 'Latin America'] },
-  { name: 'Capital Markets Daily', domain: 'capitalmarketsdaily.com', tier: 'core', language: 'en', layers: ['economic'] },
-  { name: 'Global Hazard Alerts', domain: 'hazardalerts.org', tier: 'core', language: 'en', layers: ['disaster'] },
-  { name: 'Public Health Alert Network', domain: 'phan-alerts.org', tier: 'core', language: 'en', layers: ['health'] },
-  { name: 'ReliefNet Bulletins', domain: 'reliefnet.org', tier: 'community', language: 'en', layers: ['disaster', 'health', 'military'] },
-  { name: 'Sahel Monitor', domain: 'sahelmonitor.org', tier: 'community', language: 'fr', regions: ['Sub-Saharan Africa'] },
-  { name: 'Frontline Health Watch', domain: 'frontlinehealthwatch.org', tier: 'community', language: 'en', layers: ['health'] },
+  {
+    name: 'Correio Atlântico',
+    domain: 'correioatlantico.com.br',
+    tier: 'core',
+    language: 'pt',
+    regions: ['Latin America', 'Sub-Saharan Africa'],
+  },
+  {
+    name: 'Moskovsky Vestnik',
+    domain: 'mvestnik.ru',
+    tier: 'core',
+    language: 'ru',
+    regions: ['Europe', 'South Asia'],
+  },
+  {
+    name: 'The Nairobi Observer',
+    domain: 'nairobiobserver.co.ke',
+    tier: 'core',
+    language: 'en',
+    regions: ['Sub-Saharan Africa'],
+  },
+  {
+    name: 'Lagos Courier',
+    domain: 'lagoscourier.com.ng',
+    tier: 'core',
+    language: 'en',
+    regions: ['Sub-Saharan Africa'],
+  },
+  {
+    name: 'Delhi Standard',
+    domain: 'delhistandard.in',
+    tier: 'core',
+    language: 'en',
+    regions: ['South Asia'],
+  },
+  {
+    name: 'Pacific Herald',
+    domain: 'pacificherald.com.au',
+    tier: 'core',
+    language: 'en',
+    regions: ['Asia-Pacific'],
+  },
+  {
+    name: 'Continental Times',
+    domain: 'continentaltimes.us',
+    tier: 'core',
+    language: 'en',
+    regions: ['North America', 'Latin America'],
+  },
+  {
+    name: 'Capital Markets Daily',
+    domain: 'capitalmarketsdaily.com',
+    tier: 'core',
+    language: 'en',
+    layers: ['economic'],
+  },
+  {
+    name: 'Global Hazard Alerts',
+    domain: 'hazardalerts.org',
+    tier: 'core',
+    language: 'en',
+    layers: ['disaster'],
+  },
+  {
+    name: 'Public Health Alert Network',
+    domain: 'phan-alerts.org',
+    tier: 'core',
+    language: 'en',
+    layers: ['health'],
+  },
+  {
+    name: 'ReliefNet Bulletins',
+    domain: 'reliefnet.org',
+    tier: 'community',
+    language: 'en',
+    layers: ['disaster', 'health', 'military'],
+  },
+  {
+    name: 'Sahel Monitor',
+    domain: 'sahelmonitor.org',
+    tier: 'community',
+    language: 'fr',
+    regions: ['Sub-Saharan Africa'],
+  },
+  {
+    name: 'Frontline Health Watch',
+    domain: 'frontlinehealthwatch.org',
+    tier: 'community',
+    language: 'en',
+    layers: ['health'],
+  },
   { name: 'CyberPulse', domain: 'cyberpulse.blog', tier: 'community', language: 'en', layers: ['cyber'] },
-  { name: 'ThreatLedger Research', domain: 'threatledger.io', tier: 'community', language: 'en', layers: ['cyber', 'criminal'] },
-  { name: 'Balkan Review', domain: 'balkanreview.eu', tier: 'community', language: 'en', regions: ['Europe'] },
-  { name: 'Gulf Economic Brief', domain: 'gulfeconomicbrief.com', tier: 'community', language: 'en', regions: ['Middle East'], layers: ['economic', 'supply_chain'] },
-  { name: 'Diario del Plata', domain: 'diariodelplata.com.ar', tier: 'community', language: 'es', regions: ['Latin America'] },
-  { name: 'Levant Observer', domain: 'levantobserver.com', tier: 'community', language: 'ar', regions: ['Middle East'] },
-  { name: 'Mekong Review Online', domain: 'mekongreview.asia', tier: 'community', language: 'en', regions: ['Asia-Pacific'] },
-  { name: 'Supply Chain Sentinel', domain: 'supplychainsentinel.com', tier: 'community', language: 'en', layers: ['supply_chain', 'economic'] },
-  { name: 'Maritime Security Watch', domain: 'maritimewatch.org', tier: 'community', language: 'en', layers: ['supply_chain', 'military'] },
-  { name: 'Steppe Dispatch', domain: 'steppedispatch.kz', tier: 'community', language: 'ru', regions: ['South Asia'] },
-  { name: 'Border Notes', domain: 'bordernotes.substack.com', tier: 'discovered', language: 'en', layers: ['military', 'political'] },
-  { name: 'Harbour Watch', domain: 'harbourwatch.net', tier: 'discovered', language: 'en', layers: ['supply_chain'] },
-  { name: 'Dhaka Civic Journal', domain: 'dhakacivic.org', tier: 'discovered', language: 'en', regions: ['South Asia'] },
-  { name: 'Istanbul Notebook', domain: 'istanbulnotebook.net', tier: 'discovered', language: 'tr', regions: ['Middle East', 'Europe'] },
+  {
+    name: 'ThreatLedger Research',
+    domain: 'threatledger.io',
+    tier: 'community',
+    language: 'en',
+    layers: ['cyber', 'criminal'],
+  },
+  {
+    name: 'Balkan Review',
+    domain: 'balkanreview.eu',
+    tier: 'community',
+    language: 'en',
+    regions: ['Europe'],
+  },
+  {
+    name: 'Gulf Economic Brief',
+    domain: 'gulfeconomicbrief.com',
+    tier: 'community',
+    language: 'en',
+    regions: ['Middle East'],
+    layers: ['economic', 'supply_chain'],
+  },
+  {
+    name: 'Diario del Plata',
+    domain: 'diariodelplata.com.ar',
+    tier: 'community',
+    language: 'es',
+    regions: ['Latin America'],
+  },
+  {
+    name: 'Levant Observer',
+    domain: 'levantobserver.com',
+    tier: 'community',
+    language: 'ar',
+    regions: ['Middle East'],
+  },
+  {
+    name: 'Mekong Review Online',
+    domain: 'mekongreview.asia',
+    tier: 'community',
+    language: 'en',
+    regions: ['Asia-Pacific'],
+  },
+  {
+    name: 'Supply Chain Sentinel',
+    domain: 'supplychainsentinel.com',
+    tier: 'community',
+    language: 'en',
+    layers: ['supply_chain', 'economic'],
+  },
+  {
+    name: 'Maritime Security Watch',
+    domain: 'maritimewatch.org',
+    tier: 'community',
+    language: 'en',
+    layers: ['supply_chain', 'military'],
+  },
+  {
+    name: 'Steppe Dispatch',
+    domain: 'steppedispatch.kz',
+    tier: 'community',
+    language: 'ru',
+    regions: ['South Asia'],
+  },
+  {
+    name: 'Border Notes',
+    domain: 'bordernotes.substack.com',
+    tier: 'discovered',
+    language: 'en',
+    layers: ['military', 'political'],
+  },
+  {
+    name: 'Harbour Watch',
+    domain: 'harbourwatch.net',
+    tier: 'discovered',
+    language: 'en',
+    layers: ['supply_chain'],
+  },
+  {
+    name: 'Dhaka Civic Journal',
+    domain: 'dhakacivic.org',
+    tier: 'discovered',
+    language: 'en',
+    regions: ['South Asia'],
+  },
+  {
+    name: 'Istanbul Notebook',
+    domain: 'istanbulnotebook.net',
+    tier: 'discovered',
+    language: 'tr',
+    regions: ['Middle East', 'Europe'],
+  },
   { name: 'OSINT Lens', domain: 'osintlens.xyz', tier: 'discovered', language: 'en' },
-  { name: 'Pampas Politics', domain: 'pampaspolitics.blog', tier: 'discovered', language: 'es', regions: ['Latin America'], layers: ['political', 'economic'] },
-  { name: 'Tokyo Signal', domain: 'tokyosignal.jp', tier: 'discovered', language: 'ja', regions: ['Asia-Pacific'] },
-  { name: 'Island Wire', domain: 'islandwire.news', tier: 'discovered', language: 'en', regions: ['Latin America'] },
-  { name: 'Prairie Ledger', domain: 'prairieledger.ca', tier: 'discovered', language: 'en', regions: ['North America'] },
+  {
+    name: 'Pampas Politics',
+    domain: 'pampaspolitics.blog',
+    tier: 'discovered',
+    language: 'es',
+    regions: ['Latin America'],
+    layers: ['political', 'economic'],
+  },
+  {
+    name: 'Tokyo Signal',
+    domain: 'tokyosignal.jp',
+    tier: 'discovered',
+    language: 'ja',
+    regions: ['Asia-Pacific'],
+  },
+  {
+    name: 'Island Wire',
+    domain: 'islandwire.news',
+    tier: 'discovered',
+    language: 'en',
+    regions: ['Latin America'],
+  },
+  {
+    name: 'Prairie Ledger',
+    domain: 'prairieledger.ca',
+    tier: 'discovered',
+    language: 'en',
+    regions: ['North America'],
+  },
 ];
 
 type ItemSource = DemoItem['source'];
@@ -273,12 +467,14 @@ const SOURCE_PAYLOADS = new Map<DemoSource, ItemSource>(
 
 const sourceCandidates = new Map<string, readonly DemoSource[]>();
 
-function sourcesCovering(region: Region, layer: Layer): readonly DemoSource[] {
+function sourcesCovering(region: Region | null, layer: Layer): readonly DemoSource[] {
   const key = `${region}|${layer}`;
   let found = sourceCandidates.get(key);
   if (!found) {
     found = SOURCES.filter(
-      (s) => (!s.regions || s.regions.includes(region)) && (!s.layers || s.layers.includes(layer)),
+      (s) =>
+        (!s.regions || (region !== null && s.regions.includes(region))) &&
+        (!s.layers || s.layers.includes(layer)),
     );
     sourceCandidates.set(key, found);
   }
@@ -324,84 +520,179 @@ const org = (name: string, short?: string): Org => ({ name, short });
 
 const STORYLINES: readonly Storyline[] = [
   {
-    layer: 'military', codes: ['SD'], city: 'El Fasher', startDaysAgo: 27, endDaysAgo: -5, severity: 1.8, weight: 3,
+    layer: 'military',
+    codes: ['SD'],
+    city: 'El Fasher',
+    startDaysAgo: 27,
+    endDaysAgo: -5,
+    severity: 1.8,
+    weight: 3,
     subject: 'the siege of El Fasher',
     people: [who('Gen.', 'Tarek Osman'), who('RSF commander', 'Hamid Dagash')],
     orgs: [org('the Sudanese Armed Forces', 'SAF'), org('the Rapid Support Forces', 'RSF')],
-    terms: ['drone strikes', 'artillery shelling', 'attacks on displacement camps', 'fighting over supply routes'],
+    terms: [
+      'drone strikes',
+      'artillery shelling',
+      'attacks on displacement camps',
+      'fighting over supply routes',
+    ],
   },
   {
-    layer: 'health', codes: ['SD'], city: 'Port Sudan', startDaysAgo: 11, endDaysAgo: -10, severity: 1.5, weight: 2,
+    layer: 'health',
+    codes: ['SD'],
+    city: 'Port Sudan',
+    startDaysAgo: 11,
+    endDaysAgo: -10,
+    severity: 1.5,
+    weight: 2,
     subject: 'the cholera outbreak',
     people: [who('Health Minister', 'Amina Yousif'), who('Dr.', 'Karim Haddad')],
     orgs: [org('the World Health Organization', 'WHO'), org('Médecins Sans Frontières', 'MSF')],
     terms: ['oral vaccination', 'treatment centres', 'clean water supplies', 'rehydration kits'],
   },
   {
-    layer: 'military', codes: ['UA', 'RU'], city: 'Kharkiv', startDaysAgo: 29, endDaysAgo: -5, severity: 1.6, weight: 3,
+    layer: 'military',
+    codes: ['UA', 'RU'],
+    city: 'Kharkiv',
+    startDaysAgo: 29,
+    endDaysAgo: -5,
+    severity: 1.6,
+    weight: 3,
     subject: 'the offensive near Kharkiv',
     people: [who('Gen.', 'Oleksandr Tkachenko'), who('Col.', 'Dmitry Volkov')],
     orgs: [org('the Armed Forces of Ukraine', 'Ukraine'), org('the Russian Defence Ministry', 'Russia')],
     terms: ['glide bomb attacks', 'artillery duels', 'drone strikes', 'strikes on frontline villages'],
   },
   {
-    layer: 'cyber', codes: ['UA'], city: 'Kyiv', startDaysAgo: 9, endDaysAgo: -5, severity: 1.3, weight: 2,
+    layer: 'cyber',
+    codes: ['UA'],
+    city: 'Kyiv',
+    startDaysAgo: 9,
+    endDaysAgo: -5,
+    severity: 1.3,
+    weight: 2,
     subject: 'the cyberattacks on the power grid',
     people: [who('State Cyber Agency Director', 'Olena Marchenko'), who('Energy Minister', 'Taras Bondar')],
     orgs: [org('the Frostbite Group'), org('the State Cyber Protection Centre')],
-    terms: ['wiper malware', 'hijacked industrial controllers', 'spear-phishing emails', 'stolen VPN credentials'],
+    terms: [
+      'wiper malware',
+      'hijacked industrial controllers',
+      'spear-phishing emails',
+      'stolen VPN credentials',
+    ],
   },
   {
-    layer: 'cyber', codes: ['DE', 'AT'], city: 'Berlin', startDaysAgo: 21, endDaysAgo: 6, severity: 1.0, weight: 2,
+    layer: 'cyber',
+    codes: ['DE', 'AT'],
+    city: 'Berlin',
+    startDaysAgo: 21,
+    endDaysAgo: 6,
+    severity: 1.0,
+    weight: 2,
     subject: 'the ransomware campaign against hospitals',
     people: [who('Dr.', 'Katrin Vogel'), who('government spokesman', 'Markus Brandt')],
-    orgs: [org('the BlackHarbor Group', 'BlackHarbor Group'), org('the Federal Office for Information Security', 'BSI')],
-    terms: ['double-extortion ransomware', 'stolen remote-access credentials', 'a zero-day exploit', 'malicious email attachments'],
+    orgs: [
+      org('the BlackHarbor Group', 'BlackHarbor Group'),
+      org('the Federal Office for Information Security', 'BSI'),
+    ],
+    terms: [
+      'double-extortion ransomware',
+      'stolen remote-access credentials',
+      'a zero-day exploit',
+      'malicious email attachments',
+    ],
   },
   {
-    layer: 'supply_chain', codes: ['NL'], city: 'Rotterdam', startDaysAgo: 18, endDaysAgo: 8, severity: 0.8, weight: 2,
+    layer: 'supply_chain',
+    codes: ['NL'],
+    city: 'Rotterdam',
+    startDaysAgo: 18,
+    endDaysAgo: 8,
+    severity: 0.8,
+    weight: 2,
     subject: 'the dockworkers strike',
     people: [who('Union leader', 'Pieter Janssen'), who('Port Authority CEO', 'Sanne Visser')],
     orgs: [org('Maersk'), org('the Port of Rotterdam Authority', 'Port of Rotterdam')],
     terms: ['container traffic', 'terminal operations', 'vessel schedules', 'barge traffic'],
   },
   {
-    layer: 'supply_chain', codes: ['YE', 'EG'], city: 'Aden', startDaysAgo: 25, endDaysAgo: -5, severity: 1.4, weight: 2,
+    layer: 'supply_chain',
+    codes: ['YE', 'EG'],
+    city: 'Aden',
+    startDaysAgo: 25,
+    endDaysAgo: -5,
+    severity: 1.4,
+    weight: 2,
     subject: 'the Houthi attacks on Red Sea shipping',
     people: [who('Adm.', 'James Whitfield'), who('Suez Canal Authority Chairman', 'Khaled Mansour')],
     orgs: [org('Maersk'), org('the Suez Canal Authority')],
     terms: ['container traffic', 'Suez Canal transits', 'war-risk insurance', 'tanker routes'],
   },
   {
-    layer: 'economic', codes: ['NG'], city: 'Lagos', startDaysAgo: 16, endDaysAgo: -5, severity: 1.3, weight: 2,
+    layer: 'economic',
+    codes: ['NG'],
+    city: 'Lagos',
+    startDaysAgo: 16,
+    endDaysAgo: -5,
+    severity: 1.3,
+    weight: 2,
     subject: 'the naira crisis',
     people: [who('CBN Governor', 'Musa Adeyemi'), who('Finance Minister', 'Chinwe Okafor')],
     orgs: [org('the Central Bank of Nigeria', 'CBN'), org('the International Monetary Fund', 'IMF')],
     terms: ['the naira', 'foreign-exchange reserves', 'the Lagos stock market', 'Nigerian bonds'],
   },
   {
-    layer: 'criminal', codes: ['NG'], city: 'Maiduguri', startDaysAgo: 7, endDaysAgo: -5, severity: 1.5, weight: 2,
+    layer: 'criminal',
+    codes: ['NG'],
+    city: 'Maiduguri',
+    startDaysAgo: 7,
+    endDaysAgo: -5,
+    severity: 1.5,
+    weight: 2,
     subject: 'the wave of kidnappings',
     people: [who('Police Commissioner', 'Ibrahim Bello'), who('Governor', 'Aliyu Kachalla')],
     orgs: [org('the Zamfara Bandit Network'), org('the Nigeria Police Force', 'Nigerian police')],
     terms: ['mass abductions', 'attacks on highway checkpoints', 'night raids on villages', 'ransom demands'],
   },
   {
-    layer: 'criminal', codes: ['HT'], city: 'Port-au-Prince', startDaysAgo: 28, endDaysAgo: -5, severity: 1.5, weight: 2,
+    layer: 'criminal',
+    codes: ['HT'],
+    city: 'Port-au-Prince',
+    startDaysAgo: 28,
+    endDaysAgo: -5,
+    severity: 1.5,
+    weight: 2,
     subject: 'the gang offensive',
     people: [who('Police Chief', 'Frantz Delva'), who('Prime Minister', 'Josué Pierre')],
     orgs: [org('the Delmas Coalition'), org('the Haitian National Police', 'Haitian police')],
     terms: ['attacks on the fuel terminal', 'armed roadblocks', 'kidnappings for ransom', 'arson attacks'],
   },
   {
-    layer: 'criminal', codes: ['MX', 'US'], city: 'Culiacán', startDaysAgo: 22, endDaysAgo: -5, severity: 1.3, weight: 2,
+    layer: 'criminal',
+    codes: ['MX', 'US'],
+    city: 'Culiacán',
+    startDaysAgo: 22,
+    endDaysAgo: -5,
+    severity: 1.3,
+    weight: 2,
     subject: 'the cartel violence',
     people: [who('Gen.', 'Ricardo Fuentes'), who('Security Secretary', 'Laura Mendoza')],
     orgs: [org('the Sinaloa Cartel'), org('the Mexican Army')],
-    terms: ['arson attacks on vehicles', 'clashes between rival factions', 'targeted killings', 'armed roadblocks'],
+    terms: [
+      'arson attacks on vehicles',
+      'clashes between rival factions',
+      'targeted killings',
+      'armed roadblocks',
+    ],
   },
   {
-    layer: 'economic', codes: ['US', 'CN'], city: 'Washington', startDaysAgo: 14, endDaysAgo: -5, severity: 1.0, weight: 2,
+    layer: 'economic',
+    codes: ['US', 'CN'],
+    city: 'Washington',
+    startDaysAgo: 14,
+    endDaysAgo: -5,
+    severity: 1.0,
+    weight: 2,
     subject: 'the chip export ban',
     people: [who('Commerce Secretary', 'Rachel Greene'), who('Commerce Ministry spokesman', 'Li Wei', 'Li')],
     orgs: [org('Nvidia'), org('TSMC')],
@@ -443,9 +734,18 @@ const STORYLINES: readonly Storyline[] = [
     },
   },
   {
-    layer: 'military', codes: ['TW', 'CN'], city: 'Taipei', startDaysAgo: 6, endDaysAgo: -5, severity: 1.4, weight: 1.5,
+    layer: 'military',
+    codes: ['TW', 'CN'],
+    city: 'Taipei',
+    startDaysAgo: 6,
+    endDaysAgo: -5,
+    severity: 1.4,
+    weight: 1.5,
     subject: 'the military drills around Taiwan',
-    people: [who('Defense Minister', 'Chen Wei-lun', 'Chen'), who('Coast Guard Director', 'Lin Mei-hua', 'Lin')],
+    people: [
+      who('Defense Minister', 'Chen Wei-lun', 'Chen'),
+      who('Coast Guard Director', 'Lin Mei-hua', 'Lin'),
+    ],
     orgs: [org("the People's Liberation Army", 'PLA'), org('the Taiwan Coast Guard')],
     terms: ['live-fire exercises', 'mock strikes on ports', 'air incursions', 'a blockade rehearsal'],
     templates: {
@@ -488,136 +788,269 @@ const STORYLINES: readonly Storyline[] = [
     },
   },
   {
-    layer: 'disaster', codes: ['PK'], city: 'Karachi', startDaysAgo: 20, endDaysAgo: 3, severity: 1.2, weight: 2,
+    layer: 'disaster',
+    codes: ['PK'],
+    city: 'Karachi',
+    startDaysAgo: 20,
+    endDaysAgo: 3,
+    severity: 1.2,
+    weight: 2,
     subject: 'the monsoon floods',
-    people: [who('National Disaster Management Authority Chairman', 'Asif Raza'), who('Chief Minister', 'Sana Baloch')],
+    people: [
+      who('National Disaster Management Authority Chairman', 'Asif Raza'),
+      who('Chief Minister', 'Sana Baloch'),
+    ],
     orgs: [org('the National Disaster Management Authority'), org('UNICEF')],
     terms: ['rising floodwaters', 'breached embankments', 'waterborne disease', 'landslides'],
   },
   {
-    layer: 'political', codes: ['BD'], city: 'Dhaka', startDaysAgo: 10, endDaysAgo: -5, severity: 1.0, weight: 1.5,
+    layer: 'political',
+    codes: ['BD'],
+    city: 'Dhaka',
+    startDaysAgo: 10,
+    endDaysAgo: -5,
+    severity: 1.0,
+    weight: 1.5,
     subject: 'the disputed election',
     people: [who('Chief Election Commissioner', 'Rafiq Hossain'), who('opposition leader', 'Farida Rahman')],
     orgs: [org('the Election Commission'), org('the National Citizens Front')],
     terms: ['the vote count', 'alleged ballot stuffing', 'the handling of protests', 'a partial recount'],
   },
   {
-    layer: 'political', codes: ['VE'], city: 'Caracas', startDaysAgo: 29, endDaysAgo: 12, severity: 1.1, weight: 1.5,
+    layer: 'political',
+    codes: ['VE'],
+    city: 'Caracas',
+    startDaysAgo: 29,
+    endDaysAgo: 12,
+    severity: 1.1,
+    weight: 1.5,
     subject: 'the post-election standoff',
     people: [who('Interior Minister', 'Héctor Rangel'), who('opposition leader', 'María Castillo')],
     orgs: [org('the National Electoral Council'), org('the Democratic Unity Coalition')],
-    terms: ['disputed tally sheets', 'the crackdown on protests', 'arrests of activists', 'the electoral timetable'],
+    terms: [
+      'disputed tally sheets',
+      'the crackdown on protests',
+      'arrests of activists',
+      'the electoral timetable',
+    ],
   },
   {
-    layer: 'military', codes: ['CD', 'RW'], city: 'Goma', startDaysAgo: 24, endDaysAgo: -5, severity: 1.6, weight: 2,
+    layer: 'military',
+    codes: ['CD', 'RW'],
+    city: 'Goma',
+    startDaysAgo: 24,
+    endDaysAgo: -5,
+    severity: 1.6,
+    weight: 2,
     subject: 'the M23 offensive',
     people: [who('Gen.', 'Jean-Pierre Kabongo'), who('rebel spokesman', 'Patrick Bisimwa')],
     orgs: [org('the Congolese army (FARDC)', 'FARDC'), org('M23')],
     terms: ['mortar fire', 'shelling near refugee camps', 'fighting over mining towns', 'drone strikes'],
   },
   {
-    layer: 'military', codes: ['LB', 'IL'], city: 'Beirut', startDaysAgo: 19, endDaysAgo: 4, severity: 1.4, weight: 2,
+    layer: 'military',
+    codes: ['LB', 'IL'],
+    city: 'Beirut',
+    startDaysAgo: 19,
+    endDaysAgo: 4,
+    severity: 1.4,
+    weight: 2,
     subject: 'the cross-border strikes',
     people: [who('Gen.', 'Avi Mizrahi'), who('UNIFIL spokesman', 'Marco Bellini')],
     orgs: [org('the Israel Defense Forces', 'IDF'), org('Hezbollah')],
     terms: ['rocket fire', 'airstrikes on border villages', 'drone strikes', 'artillery fire'],
   },
   {
-    layer: 'economic', codes: ['EG'], city: 'Cairo', startDaysAgo: 13, endDaysAgo: 1, severity: 0.9, weight: 1.5,
+    layer: 'economic',
+    codes: ['EG'],
+    city: 'Cairo',
+    startDaysAgo: 13,
+    endDaysAgo: 1,
+    severity: 0.9,
+    weight: 1.5,
     subject: 'the currency crisis',
     people: [who('Governor', 'Hisham Fawzy'), who('Finance Minister', 'Nadia Farouk')],
     orgs: [org('the Central Bank of Egypt'), org('the International Monetary Fund', 'IMF')],
     terms: ['the Egyptian pound', 'foreign-currency reserves', 'Egyptian bonds', 'the Cairo stock market'],
   },
   {
-    layer: 'economic', codes: ['AR'], city: 'Buenos Aires', startDaysAgo: 27, endDaysAgo: 10, severity: 0.8, weight: 1,
+    layer: 'economic',
+    codes: ['AR'],
+    city: 'Buenos Aires',
+    startDaysAgo: 27,
+    endDaysAgo: 10,
+    severity: 0.8,
+    weight: 1,
     subject: 'the peso slide',
     people: [who('Economy Minister', 'Martín Ferreyra'), who('union leader', 'Carla Benítez')],
     orgs: [org('the Central Bank of Argentina'), org('the International Monetary Fund', 'IMF')],
     terms: ['the peso', 'dollar reserves', 'Argentine bonds', 'the Buenos Aires stock market'],
   },
   {
-    layer: 'disaster', codes: ['BR'], city: 'Manaus', startDaysAgo: 17, endDaysAgo: -5, severity: 1.0, weight: 1.5,
+    layer: 'disaster',
+    codes: ['BR'],
+    city: 'Manaus',
+    startDaysAgo: 17,
+    endDaysAgo: -5,
+    severity: 1.0,
+    weight: 1.5,
     subject: 'the Amazon wildfires',
     people: [who('Environment Minister', 'Ana Ribeiro'), who('Governor', 'Eduardo Prado')],
     orgs: [org('IBAMA'), org('the Red Cross')],
     terms: ['fire hotspots', 'thick smoke haze', 'record-low river levels', 'spreading fires'],
   },
   {
-    layer: 'disaster', codes: ['PH'], city: 'Manila', startDaysAgo: 15, endDaysAgo: 7, severity: 1.2, weight: 1.5,
+    layer: 'disaster',
+    codes: ['PH'],
+    city: 'Manila',
+    startDaysAgo: 15,
+    endDaysAgo: 7,
+    severity: 1.2,
+    weight: 1.5,
     subject: 'the typhoon',
     people: [who('Mayor', 'Maria Santos'), who('Defense Secretary', 'Gilberto Reyes')],
     orgs: [org('the Office of Civil Defense'), org('the Red Cross')],
     terms: ['storm surges', 'landslides', 'flooding', 'downed power lines'],
   },
   {
-    layer: 'political', codes: ['ML', 'BF'], city: 'Bamako', startDaysAgo: 23, endDaysAgo: -5, severity: 1.1, weight: 1.5,
+    layer: 'political',
+    codes: ['ML', 'BF'],
+    city: 'Bamako',
+    startDaysAgo: 23,
+    endDaysAgo: -5,
+    severity: 1.1,
+    weight: 1.5,
     subject: 'the transition crisis',
     people: [who('Col.', 'Seydou Keita'), who('ECOWAS envoy', 'Amadou Diallo')],
     orgs: [org('the National Transition Council'), org('the Movement for Democratic Renewal')],
-    terms: ['the suspension of political parties', 'an overnight curfew', 'the transition timetable', 'the fuel blockade'],
+    terms: [
+      'the suspension of political parties',
+      'an overnight curfew',
+      'the transition timetable',
+      'the fuel blockade',
+    ],
   },
   {
-    layer: 'political', codes: ['KE'], city: 'Nairobi', startDaysAgo: 12, endDaysAgo: 2, severity: 1.0, weight: 1.5,
+    layer: 'political',
+    codes: ['KE'],
+    city: 'Nairobi',
+    startDaysAgo: 12,
+    endDaysAgo: 2,
+    severity: 1.0,
+    weight: 1.5,
     subject: 'the tax protests',
     people: [who('Interior Secretary', 'Peter Wanjala'), who('activist', 'Wanjiru Kamau')],
     orgs: [org('the Kenyan Parliament'), org('the Law Society of Kenya')],
     terms: ['the finance bill', 'police use of tear gas', 'mass arrests', 'new fuel taxes'],
   },
   {
-    layer: 'military', codes: ['KG', 'TJ'], city: 'Bishkek', startDaysAgo: 8, endDaysAgo: 2, severity: 1.2, weight: 1,
+    layer: 'military',
+    codes: ['KG', 'TJ'],
+    city: 'Bishkek',
+    startDaysAgo: 8,
+    endDaysAgo: 2,
+    severity: 1.2,
+    weight: 1,
     subject: 'the border clashes',
     people: [who('Col.', 'Azamat Bekov'), who('Col.', 'Rustam Nazarov')],
     orgs: [org('the Kyrgyz Border Service'), org('the Tajik Border Troops')],
     terms: ['mortar fire', 'drone strikes', 'fighting over a water intake', 'sniper fire'],
   },
   {
-    layer: 'supply_chain', codes: ['EE', 'FI'], city: 'Tallinn', startDaysAgo: 11, endDaysAgo: 3, severity: 1.0, weight: 1,
+    layer: 'supply_chain',
+    codes: ['EE', 'FI'],
+    city: 'Tallinn',
+    startDaysAgo: 11,
+    endDaysAgo: 3,
+    severity: 1.0,
+    weight: 1,
     subject: 'the undersea cable damage',
     people: [who('Prime Minister', 'Kristina Laar'), who('Navy Commander', 'Jaan Tamm')],
     orgs: [org('the Nordlink Cable Company'), org('the Estonian Navy')],
     terms: ['data traffic', 'power links to Finland', 'Baltic shipping lanes', 'repair schedules'],
   },
   {
-    layer: 'health', codes: ['CD', 'UG'], city: 'Kinshasa', startDaysAgo: 26, endDaysAgo: -5, severity: 1.1, weight: 1.5,
+    layer: 'health',
+    codes: ['CD', 'UG'],
+    city: 'Kinshasa',
+    startDaysAgo: 26,
+    endDaysAgo: -5,
+    severity: 1.1,
+    weight: 1.5,
     subject: 'the mpox outbreak',
     people: [who('Dr.', 'Marie Kalala'), who('Health Minister', 'Joseph Mulumba')],
     orgs: [org('Africa CDC'), org('the World Health Organization', 'WHO')],
     terms: ['vaccination', 'contact tracing', 'isolation wards', 'laboratory testing'],
   },
   {
-    layer: 'cyber', codes: ['KR', 'KP'], city: 'Seoul', startDaysAgo: 14, endDaysAgo: 4, severity: 1.1, weight: 1.5,
+    layer: 'cyber',
+    codes: ['KR', 'KP'],
+    city: 'Seoul',
+    startDaysAgo: 14,
+    endDaysAgo: 4,
+    severity: 1.1,
+    weight: 1.5,
     subject: 'the crypto exchange hack',
     people: [who('Director', 'Park Ji-ho', 'Park'), who('Inspector', 'Kim Soo-jin', 'Kim')],
     orgs: [org('the Lazarus Group'), org('the National Intelligence Service')],
     terms: ['fake job offers', 'compromised developer accounts', 'stolen private keys', 'crypto mixers'],
   },
   {
-    layer: 'health', codes: ['US'], city: 'Houston', startDaysAgo: 18, endDaysAgo: -5, severity: 0.9, weight: 1.5,
+    layer: 'health',
+    codes: ['US'],
+    city: 'Houston',
+    startDaysAgo: 18,
+    endDaysAgo: -5,
+    severity: 0.9,
+    weight: 1.5,
     subject: 'the measles outbreak',
     people: [who('Dr.', 'Emily Carter'), who('Health Commissioner', 'David Ortiz')],
-    orgs: [org('the CDC', 'CDC'), org('the Texas Department of State Health Services', 'Texas health department')],
+    orgs: [
+      org('the CDC', 'CDC'),
+      org('the Texas Department of State Health Services', 'Texas health department'),
+    ],
     terms: ['vaccination clinics', 'contact tracing', 'school exclusions', 'hospital capacity'],
   },
   {
-    layer: 'disaster', codes: ['CA'], city: 'Vancouver', startDaysAgo: 20, endDaysAgo: 5, severity: 1.0, weight: 1.5,
+    layer: 'disaster',
+    codes: ['CA'],
+    city: 'Vancouver',
+    startDaysAgo: 20,
+    endDaysAgo: 5,
+    severity: 1.0,
+    weight: 1.5,
     subject: 'the wildfires',
     people: [who('Premier', 'Laura Bennett'), who('Fire Chief', 'Daniel Moreau')],
     orgs: [org('the BC Wildfire Service'), org('the Canadian Armed Forces')],
     terms: ['spreading wildfires', 'thick smoke', 'shifting winds', 'downed power lines'],
   },
   {
-    layer: 'political', codes: ['FR'], city: 'Paris', startDaysAgo: 9, endDaysAgo: -5, severity: 0.8, weight: 1,
+    layer: 'political',
+    codes: ['FR'],
+    city: 'Paris',
+    startDaysAgo: 9,
+    endDaysAgo: -5,
+    severity: 0.8,
+    weight: 1,
     subject: 'the no-confidence vote',
     people: [who('Prime Minister', 'Claire Dubois'), who('Finance Minister', 'Julien Mercier')],
     orgs: [org('the National Assembly'), org('the Republican Left Alliance')],
     terms: ['the budget bill', 'spending cuts', 'pension reform', 'coalition talks'],
   },
   {
-    layer: 'supply_chain', codes: ['IN'], city: 'Mumbai', startDaysAgo: 16, endDaysAgo: 2, severity: 0.9, weight: 1,
+    layer: 'supply_chain',
+    codes: ['IN'],
+    city: 'Mumbai',
+    startDaysAgo: 16,
+    endDaysAgo: 2,
+    severity: 0.9,
+    weight: 1,
     subject: 'the drug ingredient shortage',
     people: [who('Drug Controller General', 'Rajiv Menon'), who('CEO', 'Priya Nair')],
-    orgs: [org('the Indian Pharmaceutical Alliance'), org('the Central Drugs Standard Control Organisation', 'drug regulator')],
+    orgs: [
+      org('the Indian Pharmaceutical Alliance'),
+      org('the Central Drugs Standard Control Organisation', 'drug regulator'),
+    ],
     terms: ['antibiotic supplies', 'ingredient imports', 'generic drug exports', 'hospital stockpiles'],
   },
 ];
@@ -625,28 +1058,60 @@ const STORYLINES: readonly Storyline[] = [
 /** Sudden events in the last six hours: spikes far above their country/layer baseline. */
 const BURSTS: readonly Storyline[] = [
   {
-    layer: 'disaster', codes: ['TR'], city: 'Izmir', startDaysAgo: 0.25, endDaysAgo: -1, severity: 1.8, weight: 1,
+    layer: 'disaster',
+    codes: ['TR'],
+    city: 'Izmir',
+    startDaysAgo: 0.25,
+    endDaysAgo: -1,
+    severity: 1.8,
+    weight: 1,
     subject: 'the earthquake',
     people: [who('Interior Minister', 'Kemal Aydin'), who('Dr.', 'Zeynep Arslan')],
     orgs: [org('AFAD'), org('the Red Crescent')],
     terms: ['aftershocks', 'collapsed buildings', 'damaged roads', 'unstable structures'],
   },
   {
-    layer: 'cyber', codes: ['PL'], city: 'Warsaw', startDaysAgo: 0.25, endDaysAgo: -1, severity: 1.5, weight: 1,
+    layer: 'cyber',
+    codes: ['PL'],
+    city: 'Warsaw',
+    startDaysAgo: 0.25,
+    endDaysAgo: -1,
+    severity: 1.5,
+    weight: 1,
     subject: 'the cyberattack on rail signalling',
-    people: [who('Digital Affairs Minister', 'Tomasz Nowak'), who('Polish State Railways CEO', 'Agnieszka Zielinska')],
+    people: [
+      who('Digital Affairs Minister', 'Tomasz Nowak'),
+      who('Polish State Railways CEO', 'Agnieszka Zielinska'),
+    ],
     orgs: [org('the Sandfly Group'), org('the Internal Security Agency')],
-    terms: ['spoofed radio-stop commands', 'compromised maintenance laptops', 'GPS jamming', 'stolen engineer credentials'],
+    terms: [
+      'spoofed radio-stop commands',
+      'compromised maintenance laptops',
+      'GPS jamming',
+      'stolen engineer credentials',
+    ],
   },
   {
-    layer: 'military', codes: ['LY'], city: 'Tripoli', startDaysAgo: 0.25, endDaysAgo: -1, severity: 1.6, weight: 1,
+    layer: 'military',
+    codes: ['LY'],
+    city: 'Tripoli',
+    startDaysAgo: 0.25,
+    endDaysAgo: -1,
+    severity: 1.6,
+    weight: 1,
     subject: 'the clashes in Tripoli',
     people: [who('Interior Minister', 'Salem Gharyani'), who('Commander', 'Khalid Zentani')],
     orgs: [org('the Tripoli Protection Brigade'), org('the Presidential Guard')],
     terms: ['heavy gunfire', 'rocket fire', 'armoured vehicle movements', 'street fighting'],
   },
   {
-    layer: 'disaster', codes: ['BD'], city: 'Chittagong', startDaysAgo: 0.25, endDaysAgo: -1, severity: 1.7, weight: 1,
+    layer: 'disaster',
+    codes: ['BD'],
+    city: 'Chittagong',
+    startDaysAgo: 0.25,
+    endDaysAgo: -1,
+    severity: 1.7,
+    weight: 1,
     subject: 'the cyclone',
     people: [who('Disaster Management Minister', 'Tanvir Ahmed'), who('Dr.', 'Nasreen Akter')],
     orgs: [org('the Department of Disaster Management'), org('the Red Crescent')],
@@ -1058,44 +1523,136 @@ interface BackgroundTemplate {
 
 const BACKGROUND: Record<Layer, readonly BackgroundTemplate[]> = {
   military: [
-    { title: 'Clashes reported on outskirts of {city}, officials say', content: 'Local officials in {city} reported an exchange of fire overnight. No casualties were immediately confirmed.' },
-    { title: 'Military convoy seen moving toward {city} on {weekday}', content: 'Residents posted videos of armoured vehicles heading toward {city}. The defence ministry declined to comment.' },
-    { title: 'Air defences shoot down drone near {city}, military says', content: 'Air defence units in {country} shot down a drone near {city}, the military said in a statement.' },
+    {
+      title: 'Clashes reported on outskirts of {city}, officials say',
+      content:
+        'Local officials in {city} reported an exchange of fire overnight. No casualties were immediately confirmed.',
+    },
+    {
+      title: 'Military convoy seen moving toward {city} on {weekday}',
+      content:
+        'Residents posted videos of armoured vehicles heading toward {city}. The defence ministry declined to comment.',
+    },
+    {
+      title: 'Air defences shoot down drone near {city}, military says',
+      content:
+        'Air defence units in {country} shot down a drone near {city}, the military said in a statement.',
+    },
   ],
   cyber: [
-    { title: 'Government websites in {country} hit by denial-of-service attack', content: 'Several government websites in {country} were unreachable for hours on {weekday} after a distributed denial-of-service attack, officials said.' },
-    { title: 'Data breach at {city} utility exposes customer records', content: 'A utility company in {city} said attackers had accessed the records of about {N} customers. The incident has been reported to regulators.' },
-    { title: 'Phishing campaign impersonating banks targets customers in {country}', content: 'Security researchers warned of a phishing campaign impersonating banks in {country}, using text messages that link to fake login pages.' },
+    {
+      title: 'Government websites in {country} hit by denial-of-service attack',
+      content:
+        'Several government websites in {country} were unreachable for hours on {weekday} after a distributed denial-of-service attack, officials said.',
+    },
+    {
+      title: 'Data breach at {city} utility exposes customer records',
+      content:
+        'A utility company in {city} said attackers had accessed the records of about {N} customers. The incident has been reported to regulators.',
+    },
+    {
+      title: 'Phishing campaign impersonating banks targets customers in {country}',
+      content:
+        'Security researchers warned of a phishing campaign impersonating banks in {country}, using text messages that link to fake login pages.',
+    },
   ],
   economic: [
-    { title: 'Fuel prices rise for third straight week in {country}', content: 'Fuel prices in {country} rose again this week, adding to pressure on households in {city}.' },
-    { title: 'Stock index in {city} falls {dec} percent on growth worries', content: 'Shares in {city} fell {dec} percent on {weekday} as weak factory data raised concerns about growth.' },
-    { title: '{country} posts wider trade deficit as energy imports climb', content: '{country} reported a wider trade deficit for the quarter, driven by higher energy import costs, official data showed.' },
+    {
+      title: 'Fuel prices rise for third straight week in {country}',
+      content: 'Fuel prices in {country} rose again this week, adding to pressure on households in {city}.',
+    },
+    {
+      title: 'Stock index in {city} falls {dec} percent on growth worries',
+      content:
+        'Shares in {city} fell {dec} percent on {weekday} as weak factory data raised concerns about growth.',
+    },
+    {
+      title: '{country} posts wider trade deficit as energy imports climb',
+      content:
+        '{country} reported a wider trade deficit for the quarter, driven by higher energy import costs, official data showed.',
+    },
   ],
   disaster: [
-    { title: 'Flash floods hit districts near {city} after heavy rain', content: 'Heavy rain triggered flash floods near {city} on {weekday}, damaging homes and roads, local authorities said.' },
-    { title: 'Magnitude {mag} earthquake shakes {city}, no damage reported', content: 'A moderate earthquake was felt in {city} on {weekday}. There were no immediate reports of damage or casualties.' },
-    { title: 'Wildfire forces evacuation of villages near {city}', content: 'Firefighters battled a wildfire near {city}, and authorities ordered residents of {n} villages to evacuate.' },
+    {
+      title: 'Flash floods hit districts near {city} after heavy rain',
+      content:
+        'Heavy rain triggered flash floods near {city} on {weekday}, damaging homes and roads, local authorities said.',
+    },
+    {
+      title: 'Magnitude {mag} earthquake shakes {city}, no damage reported',
+      content:
+        'A moderate earthquake was felt in {city} on {weekday}. There were no immediate reports of damage or casualties.',
+    },
+    {
+      title: 'Wildfire forces evacuation of villages near {city}',
+      content:
+        'Firefighters battled a wildfire near {city}, and authorities ordered residents of {n} villages to evacuate.',
+    },
   ],
   political: [
-    { title: 'Opposition rally draws thousands in {city} on {weekday}', content: 'Thousands attended an opposition rally in {city}, calling for early elections and the release of detained activists.' },
-    { title: 'Government of {country} announces cabinet reshuffle amid criticism', content: 'The government of {country} replaced {n} ministers in a cabinet reshuffle amid criticism of its economic record.' },
-    { title: 'Lawmakers in {country} debate contested media law', content: 'Lawmakers in {country} debated a contested media law that critics say would restrict press freedom.' },
+    {
+      title: 'Opposition rally draws thousands in {city} on {weekday}',
+      content:
+        'Thousands attended an opposition rally in {city}, calling for early elections and the release of detained activists.',
+    },
+    {
+      title: 'Government of {country} announces cabinet reshuffle amid criticism',
+      content:
+        'The government of {country} replaced {n} ministers in a cabinet reshuffle amid criticism of its economic record.',
+    },
+    {
+      title: 'Lawmakers in {country} debate contested media law',
+      content:
+        'Lawmakers in {country} debated a contested media law that critics say would restrict press freedom.',
+    },
   ],
   criminal: [
-    { title: 'Police seize cocaine worth millions in {city} port raid', content: 'Police in {city} seized {n} tonnes of cocaine hidden in a shipment of fruit, officials said.' },
-    { title: 'Dozens of inmates escape prison near {city} after attack', content: 'Dozens of inmates escaped from a prison near {city} after gunmen attacked the facility, authorities said.' },
-    { title: 'Gunmen attack cash convoy near {city}, wounding two guards', content: 'Gunmen attacked a cash-in-transit convoy near {city} on {weekday}, police said. Two guards were wounded.' },
+    {
+      title: 'Police seize cocaine worth millions in {city} port raid',
+      content: 'Police in {city} seized {n} tonnes of cocaine hidden in a shipment of fruit, officials said.',
+    },
+    {
+      title: 'Dozens of inmates escape prison near {city} after attack',
+      content:
+        'Dozens of inmates escaped from a prison near {city} after gunmen attacked the facility, authorities said.',
+    },
+    {
+      title: 'Gunmen attack cash convoy near {city}, wounding two guards',
+      content:
+        'Gunmen attacked a cash-in-transit convoy near {city} on {weekday}, police said. Two guards were wounded.',
+    },
   ],
   health: [
-    { title: 'Dengue cases rise sharply in {city}, health officials say', content: 'Health officials in {city} reported a rise in dengue cases and urged residents to remove standing water.' },
-    { title: 'Hospital workers in {country} strike over pay and conditions', content: 'Nurses and junior doctors in {country} began a strike over pay, disrupting services in {city}.' },
-    { title: 'Measles vaccination drive launched across {country} after cases rise', content: 'Health authorities in {country} launched a measles vaccination drive targeting {N} children.' },
+    {
+      title: 'Dengue cases rise sharply in {city}, health officials say',
+      content:
+        'Health officials in {city} reported a rise in dengue cases and urged residents to remove standing water.',
+    },
+    {
+      title: 'Hospital workers in {country} strike over pay and conditions',
+      content:
+        'Nurses and junior doctors in {country} began a strike over pay, disrupting services in {city}.',
+    },
+    {
+      title: 'Measles vaccination drive launched across {country} after cases rise',
+      content: 'Health authorities in {country} launched a measles vaccination drive targeting {N} children.',
+    },
   ],
   supply_chain: [
-    { title: 'Truck drivers block highway near {city} over fuel costs', content: 'Truck drivers blocked a key highway near {city}, delaying deliveries of goods, local media reported.' },
-    { title: 'Port congestion builds in {city} as ships wait to berth', content: 'Ships waited an average of {n} days to berth in {city} this week, according to port data.' },
-    { title: 'Factory fire near {city} disrupts electronics supply chain', content: 'A fire at a components factory near {city} is expected to disrupt supplies for several weeks, the company said.' },
+    {
+      title: 'Truck drivers block highway near {city} over fuel costs',
+      content:
+        'Truck drivers blocked a key highway near {city}, delaying deliveries of goods, local media reported.',
+    },
+    {
+      title: 'Port congestion builds in {city} as ships wait to berth',
+      content: 'Ships waited an average of {n} days to berth in {city} this week, according to port data.',
+    },
+    {
+      title: 'Factory fire near {city} disrupts electronics supply chain',
+      content:
+        'A fire at a components factory near {city} is expected to disrupt supplies for several weeks, the company said.',
+    },
   ],
 };
 
@@ -1108,54 +1665,218 @@ interface NativeTemplates {
 /** Short reports in the outlet's own language; {place}, {topic} and {org} are filled in. */
 const NATIVE: Record<string, NativeTemplates> = {
   fr: {
-    topics: { military: 'affrontements armés', cyber: 'cyberattaque', economic: 'crise monétaire', disaster: 'catastrophe naturelle', political: 'crise politique', criminal: 'violences criminelles', health: 'épidémie', supply_chain: 'perturbations logistiques' },
-    titles: { crisis: '{place} : {topic}, la situation se dégrade', update: '{place} : {topic}, le point sur la situation', resolution: '{place} : {topic}, retour progressif au calme' },
-    contents: { crisis: "Selon nos correspondants à {place}, la situation s'est fortement dégradée. {org} appelle à la retenue.", update: "Les autorités de {place} font état d'une situation toujours tendue, selon {org}.", resolution: 'La situation se normalise à {place}, a indiqué {org}.' },
+    topics: {
+      military: 'affrontements armés',
+      cyber: 'cyberattaque',
+      economic: 'crise monétaire',
+      disaster: 'catastrophe naturelle',
+      political: 'crise politique',
+      criminal: 'violences criminelles',
+      health: 'épidémie',
+      supply_chain: 'perturbations logistiques',
+    },
+    titles: {
+      crisis: '{place} : {topic}, la situation se dégrade',
+      update: '{place} : {topic}, le point sur la situation',
+      resolution: '{place} : {topic}, retour progressif au calme',
+    },
+    contents: {
+      crisis:
+        "Selon nos correspondants à {place}, la situation s'est fortement dégradée. {org} appelle à la retenue.",
+      update: "Les autorités de {place} font état d'une situation toujours tendue, selon {org}.",
+      resolution: 'La situation se normalise à {place}, a indiqué {org}.',
+    },
   },
   es: {
-    topics: { military: 'enfrentamientos armados', cyber: 'ciberataque', economic: 'crisis monetaria', disaster: 'desastre natural', political: 'crisis política', criminal: 'violencia criminal', health: 'epidemia', supply_chain: 'interrupciones logísticas' },
-    titles: { crisis: '{place}: {topic}, la situación se agrava', update: '{place}: {topic}, últimas novedades', resolution: '{place}: {topic}, vuelve la calma' },
-    contents: { crisis: 'Según fuentes locales en {place}, la situación se ha deteriorado. {org} pidió calma.', update: 'Las autoridades de {place} describen una situación todavía tensa, según {org}.', resolution: 'La situación se normaliza en {place}, informó {org}.' },
+    topics: {
+      military: 'enfrentamientos armados',
+      cyber: 'ciberataque',
+      economic: 'crisis monetaria',
+      disaster: 'desastre natural',
+      political: 'crisis política',
+      criminal: 'violencia criminal',
+      health: 'epidemia',
+      supply_chain: 'interrupciones logísticas',
+    },
+    titles: {
+      crisis: '{place}: {topic}, la situación se agrava',
+      update: '{place}: {topic}, últimas novedades',
+      resolution: '{place}: {topic}, vuelve la calma',
+    },
+    contents: {
+      crisis: 'Según fuentes locales en {place}, la situación se ha deteriorado. {org} pidió calma.',
+      update: 'Las autoridades de {place} describen una situación todavía tensa, según {org}.',
+      resolution: 'La situación se normaliza en {place}, informó {org}.',
+    },
   },
   de: {
-    topics: { military: 'bewaffnete Kämpfe', cyber: 'Cyberangriff', economic: 'Währungskrise', disaster: 'Naturkatastrophe', political: 'politische Krise', criminal: 'kriminelle Gewalt', health: 'Epidemie', supply_chain: 'Lieferkettenstörungen' },
-    titles: { crisis: '{place}: {topic} – Lage spitzt sich zu', update: '{place}: {topic} – der aktuelle Stand', resolution: '{place}: {topic} – Lage beruhigt sich' },
-    contents: { crisis: 'Nach Berichten aus {place} hat sich die Lage deutlich verschärft. {org} ruft zur Zurückhaltung auf.', update: 'Die Behörden in {place} sprechen von einer weiterhin angespannten Lage, so {org}.', resolution: 'Die Lage in {place} normalisiert sich, teilte {org} mit.' },
+    topics: {
+      military: 'bewaffnete Kämpfe',
+      cyber: 'Cyberangriff',
+      economic: 'Währungskrise',
+      disaster: 'Naturkatastrophe',
+      political: 'politische Krise',
+      criminal: 'kriminelle Gewalt',
+      health: 'Epidemie',
+      supply_chain: 'Lieferkettenstörungen',
+    },
+    titles: {
+      crisis: '{place}: {topic} – Lage spitzt sich zu',
+      update: '{place}: {topic} – der aktuelle Stand',
+      resolution: '{place}: {topic} – Lage beruhigt sich',
+    },
+    contents: {
+      crisis:
+        'Nach Berichten aus {place} hat sich die Lage deutlich verschärft. {org} ruft zur Zurückhaltung auf.',
+      update: 'Die Behörden in {place} sprechen von einer weiterhin angespannten Lage, so {org}.',
+      resolution: 'Die Lage in {place} normalisiert sich, teilte {org} mit.',
+    },
   },
   pt: {
-    topics: { military: 'confrontos armados', cyber: 'ataque cibernético', economic: 'crise cambial', disaster: 'desastre natural', political: 'crise política', criminal: 'violência criminosa', health: 'epidemia', supply_chain: 'interrupções logísticas' },
-    titles: { crisis: '{place}: {topic}, situação se agrava', update: '{place}: {topic}, últimas atualizações', resolution: '{place}: {topic}, a calma retorna' },
-    contents: { crisis: 'Segundo fontes locais em {place}, a situação se deteriorou. {org} pediu calma.', update: 'As autoridades de {place} relatam uma situação ainda tensa, segundo {org}.', resolution: 'A situação se normaliza em {place}, informou {org}.' },
+    topics: {
+      military: 'confrontos armados',
+      cyber: 'ataque cibernético',
+      economic: 'crise cambial',
+      disaster: 'desastre natural',
+      political: 'crise política',
+      criminal: 'violência criminosa',
+      health: 'epidemia',
+      supply_chain: 'interrupções logísticas',
+    },
+    titles: {
+      crisis: '{place}: {topic}, situação se agrava',
+      update: '{place}: {topic}, últimas atualizações',
+      resolution: '{place}: {topic}, a calma retorna',
+    },
+    contents: {
+      crisis: 'Segundo fontes locais em {place}, a situação se deteriorou. {org} pediu calma.',
+      update: 'As autoridades de {place} relatam uma situação ainda tensa, segundo {org}.',
+      resolution: 'A situação se normaliza em {place}, informou {org}.',
+    },
   },
   ar: {
-    topics: { military: 'اشتباكات مسلحة', cyber: 'هجوم إلكتروني', economic: 'أزمة عملة', disaster: 'كارثة طبيعية', political: 'أزمة سياسية', criminal: 'عنف إجرامي', health: 'تفشي وباء', supply_chain: 'اضطرابات في سلاسل الإمداد' },
-    titles: { crisis: '{place}: {topic} وتدهور الأوضاع', update: '{place}: {topic} - آخر المستجدات', resolution: '{place}: {topic} - عودة الهدوء تدريجياً' },
-    contents: { crisis: 'أفادت مصادر محلية في {place} بتدهور الأوضاع بشكل حاد، ودعت {org} إلى ضبط النفس.', update: 'قالت السلطات في {place} إن الوضع لا يزال متوتراً، بحسب {org}.', resolution: 'أعلنت {org} أن الأوضاع في {place} تعود إلى طبيعتها.' },
+    topics: {
+      military: 'اشتباكات مسلحة',
+      cyber: 'هجوم إلكتروني',
+      economic: 'أزمة عملة',
+      disaster: 'كارثة طبيعية',
+      political: 'أزمة سياسية',
+      criminal: 'عنف إجرامي',
+      health: 'تفشي وباء',
+      supply_chain: 'اضطرابات في سلاسل الإمداد',
+    },
+    titles: {
+      crisis: '{place}: {topic} وتدهور الأوضاع',
+      update: '{place}: {topic} - آخر المستجدات',
+      resolution: '{place}: {topic} - عودة الهدوء تدريجياً',
+    },
+    contents: {
+      crisis: 'أفادت مصادر محلية في {place} بتدهور الأوضاع بشكل حاد، ودعت {org} إلى ضبط النفس.',
+      update: 'قالت السلطات في {place} إن الوضع لا يزال متوتراً، بحسب {org}.',
+      resolution: 'أعلنت {org} أن الأوضاع في {place} تعود إلى طبيعتها.',
+    },
   },
   ru: {
-    topics: { military: 'вооружённые столкновения', cyber: 'кибератака', economic: 'валютный кризис', disaster: 'стихийное бедствие', political: 'политический кризис', criminal: 'криминальное насилие', health: 'эпидемия', supply_chain: 'сбои в цепочках поставок' },
-    titles: { crisis: '{place}: {topic}, ситуация обостряется', update: '{place}: {topic}, последние новости', resolution: '{place}: {topic}, обстановка нормализуется' },
-    contents: { crisis: 'По данным местных источников в {place}, ситуация резко ухудшилась. {org} призывает к сдержанности.', update: 'По словам представителей {org}, обстановка в {place} остаётся напряжённой.', resolution: 'Обстановка в {place} нормализуется, сообщили в {org}.' },
+    topics: {
+      military: 'вооружённые столкновения',
+      cyber: 'кибератака',
+      economic: 'валютный кризис',
+      disaster: 'стихийное бедствие',
+      political: 'политический кризис',
+      criminal: 'криминальное насилие',
+      health: 'эпидемия',
+      supply_chain: 'сбои в цепочках поставок',
+    },
+    titles: {
+      crisis: '{place}: {topic}, ситуация обостряется',
+      update: '{place}: {topic}, последние новости',
+      resolution: '{place}: {topic}, обстановка нормализуется',
+    },
+    contents: {
+      crisis:
+        'По данным местных источников в {place}, ситуация резко ухудшилась. {org} призывает к сдержанности.',
+      update: 'По словам представителей {org}, обстановка в {place} остаётся напряжённой.',
+      resolution: 'Обстановка в {place} нормализуется, сообщили в {org}.',
+    },
   },
   uk: {
-    topics: { military: 'збройні зіткнення', cyber: 'кібератака', economic: 'валютна криза', disaster: 'стихійне лихо', political: 'політична криза', criminal: 'кримінальне насильство', health: 'епідемія', supply_chain: 'збої в ланцюгах постачання' },
-    titles: { crisis: '{place}: {topic}, ситуація загострюється', update: '{place}: {topic}, останні новини', resolution: '{place}: {topic}, ситуація нормалізується' },
-    contents: { crisis: 'За даними місцевих джерел у {place}, ситуація різко погіршилася. {org} закликає до стриманості.', update: 'За словами представників {org}, ситуація в {place} залишається напруженою.', resolution: 'Ситуація в {place} нормалізується, повідомили в {org}.' },
+    topics: {
+      military: 'збройні зіткнення',
+      cyber: 'кібератака',
+      economic: 'валютна криза',
+      disaster: 'стихійне лихо',
+      political: 'політична криза',
+      criminal: 'кримінальне насильство',
+      health: 'епідемія',
+      supply_chain: 'збої в ланцюгах постачання',
+    },
+    titles: {
+      crisis: '{place}: {topic}, ситуація загострюється',
+      update: '{place}: {topic}, останні новини',
+      resolution: '{place}: {topic}, ситуація нормалізується',
+    },
+    contents: {
+      crisis:
+        'За даними місцевих джерел у {place}, ситуація різко погіршилася. {org} закликає до стриманості.',
+      update: 'За словами представників {org}, ситуація в {place} залишається напруженою.',
+      resolution: 'Ситуація в {place} нормалізується, повідомили в {org}.',
+    },
   },
   tr: {
-    topics: { military: 'silahlı çatışmalar', cyber: 'siber saldırı', economic: 'döviz krizi', disaster: 'doğal afet', political: 'siyasi kriz', criminal: 'suç şiddeti', health: 'salgın', supply_chain: 'tedarik zinciri aksaklıkları' },
-    titles: { crisis: '{place}: {topic}, durum kötüleşiyor', update: '{place}: {topic}, son gelişmeler', resolution: '{place}: {topic}, sükûnet geri dönüyor' },
-    contents: { crisis: 'Yerel kaynaklara göre {place} bölgesinde durum ciddi şekilde kötüleşti. {org} itidal çağrısında bulundu.', update: '{org} yetkililerine göre {place} bölgesinde gerginlik sürüyor.', resolution: '{org}, {place} bölgesinde durumun normale döndüğünü açıkladı.' },
+    topics: {
+      military: 'silahlı çatışmalar',
+      cyber: 'siber saldırı',
+      economic: 'döviz krizi',
+      disaster: 'doğal afet',
+      political: 'siyasi kriz',
+      criminal: 'suç şiddeti',
+      health: 'salgın',
+      supply_chain: 'tedarik zinciri aksaklıkları',
+    },
+    titles: {
+      crisis: '{place}: {topic}, durum kötüleşiyor',
+      update: '{place}: {topic}, son gelişmeler',
+      resolution: '{place}: {topic}, sükûnet geri dönüyor',
+    },
+    contents: {
+      crisis:
+        'Yerel kaynaklara göre {place} bölgesinde durum ciddi şekilde kötüleşti. {org} itidal çağrısında bulundu.',
+      update: '{org} yetkililerine göre {place} bölgesinde gerginlik sürüyor.',
+      resolution: '{org}, {place} bölgesinde durumun normale döndüğünü açıkladı.',
+    },
   },
   ja: {
-    topics: { military: '武力衝突', cyber: 'サイバー攻撃', economic: '通貨危機', disaster: '自然災害', political: '政治危機', criminal: '犯罪による暴力', health: '感染症の流行', supply_chain: '物流の混乱' },
-    titles: { crisis: '{place}で{topic}、事態が悪化', update: '{place}の{topic}、最新情報', resolution: '{place}の{topic}、事態は沈静化へ' },
-    contents: { crisis: '現地からの情報によると、{place}の情勢は急速に悪化している。{org}は自制を呼びかけた。', update: '{org}によると、{place}では緊張した状況が続いている。', resolution: '{org}は、{place}の状況が平常に戻りつつあると発表した。' },
+    topics: {
+      military: '武力衝突',
+      cyber: 'サイバー攻撃',
+      economic: '通貨危機',
+      disaster: '自然災害',
+      political: '政治危機',
+      criminal: '犯罪による暴力',
+      health: '感染症の流行',
+      supply_chain: '物流の混乱',
+    },
+    titles: {
+      crisis: '{place}で{topic}、事態が悪化',
+      update: '{place}の{topic}、最新情報',
+      resolution: '{place}の{topic}、事態は沈静化へ',
+    },
+    contents: {
+      crisis: '現地からの情報によると、{place}の情勢は急速に悪化している。{org}は自制を呼びかけた。',
+      update: '{org}によると、{place}では緊張した状況が続いている。',
+      resolution: '{org}は、{place}の状況が平常に戻りつつあると発表した。',
+    },
   },
 };
 
 /** Organisations named in background reports written in another language. */
-const GENERIC_NATIVE_ORGS = ['Red Cross', 'United Nations', 'European Union', 'African Union', 'World Bank'] as const;
+const GENERIC_NATIVE_ORGS = [
+  'Red Cross',
+  'United Nations',
+  'European Union',
+  'African Union',
+  'World Bank',
+] as const;
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
 
@@ -1174,7 +1895,10 @@ const countryName = (code: string): string => COUNTRIES[code]?.name ?? code;
 const roundScore = (score: number): number => Math.round(Math.min(10, Math.max(0, score)) * 10) / 10;
 const wholeSecond = (ms: number): number => Math.floor(ms / SECOND) * SECOND;
 
-/** Generates `count` demo signals, oldest first. Same (count, now, seed) → same output. */
+/**
+ * Generates `count` demo signals, oldest first. Same (count, now, seed) → same output.
+ * Items from the same outlet share one `source` object.
+ */
 export function generateDemoSignals(opts: DemoOptions): DemoItem[] {
   const count = Math.max(0, Math.floor(opts.count));
   const nowMs = wholeSecond(opts.now.getTime());
@@ -1197,7 +1921,8 @@ export function generateDemoSignals(opts: DemoOptions): DemoItem[] {
 
 function drawSignal(rng: Rng, nowMs: number): Draft {
   const stream = rng();
-  if (stream < STORYLINE_SHARE) return storylineDraft(rng, pickWeighted(rng, STORYLINES, STORYLINE_WEIGHTS), nowMs);
+  if (stream < STORYLINE_SHARE)
+    return storylineDraft(rng, pickWeighted(rng, STORYLINES, STORYLINE_WEIGHTS), nowMs);
   if (stream < STORYLINE_SHARE + BURST_SHARE) return burstDraft(rng, pick(rng, BURSTS), nowMs);
   return backgroundDraft(rng, nowMs);
 }
@@ -1243,12 +1968,13 @@ function backgroundDraft(rng: Rng, nowMs: number): Draft {
   const window = rng() < RECENT_SHARE ? RECENT_WINDOW : WINDOW_DAYS * DAY;
   const roll = rng();
   const valence: Valence = roll < 0.3 ? 'crisis' : roll < 0.85 ? 'update' : 'resolution';
-  const base = valence === 'crisis' ? 4.5 : valence === 'update' ? 2 : 1.5;
+  // Kept below storyline crises, so compound crises and spikes come from the stories.
+  const base = valence === 'crisis' ? 4 : valence === 'update' ? 2 : 1.5;
   return {
     publishedMs: wholeSecond(nowMs - rng() * window),
     layer: pick(rng, LAYERS),
     valence,
-    score: roundScore(base + rng() * 3),
+    score: roundScore(base + rng() * 2.5),
     codes: [place.code],
     place: rng() < NO_CITY_SHARE ? null : place,
     story: null,
@@ -1275,13 +2001,13 @@ function storyCodes(rng: Rng, story: Storyline): string[] {
 
 function renderItem(rng: Rng, draft: Draft, index: number, nowMs: number): DemoItem {
   const primary = draft.codes[0] as string;
-  const region = COUNTRIES[primary]?.region ?? 'Europe';
-  const source = pick(rng, sourcesCovering(region, draft.layer));
-  const native = source.language !== 'en' && rng() < NATIVE_LANGUAGE_SHARE ? NATIVE[source.language] : undefined;
+  const source = pick(rng, sourcesCovering(COUNTRIES[primary]?.region ?? null, draft.layer));
+  const native =
+    source.language !== 'en' && rng() < NATIVE_LANGUAGE_SHARE ? NATIVE[source.language] : undefined;
   const text = native ? nativeText(rng, draft, native) : englishText(rng, draft);
-  const published = new Date(draft.publishedMs);
-  const collectedMs = Math.min(nowMs, draft.publishedMs + 3 * MINUTE + rng() ** 2 * 6 * HOUR);
+  const collectedMs = Math.min(nowMs, wholeSecond(draft.publishedMs + 3 * MINUTE + rng() ** 2 * 6 * HOUR));
   const slug = slugify(text.title) || slugify(`${draft.layer} ${draft.place?.city ?? countryName(primary)}`);
+  const publishedAt = isoSeconds(draft.publishedMs);
   return {
     threat_layer: draft.layer,
     significance_score: draft.score,
@@ -1293,9 +2019,9 @@ function renderItem(rng: Rng, draft: Draft, index: number, nowMs: number): DemoI
     lat: draft.place?.lat ?? null,
     lng: draft.place?.lng ?? null,
     language: native ? source.language : 'en',
-    published_at: isoSeconds(draft.publishedMs),
+    published_at: publishedAt,
     collected_at: isoSeconds(collectedMs),
-    source_url: `https://${source.domain}/${published.getUTCFullYear()}/${slug}-${index + 1}`,
+    source_url: `https://${source.domain}/${publishedAt.slice(0, 4)}/${slug}-${index + 1}`,
     source: SOURCE_PAYLOADS.get(source) as ItemSource,
   };
 }
@@ -1326,7 +2052,11 @@ function englishText(rng: Rng, draft: Draft): Text {
 }
 
 /** Full title and name at a person's first mention, surname after that, as reporters write. */
-function storyContent(sentences: readonly string[], values: Readonly<Record<string, string>>, story: Storyline): string {
+function storyContent(
+  sentences: readonly string[],
+  values: Readonly<Record<string, string>>,
+  story: Storyline,
+): string {
   const current = { ...values };
   return sentences
     .map((template) => {
@@ -1367,7 +2097,10 @@ function nativeText(rng: Rng, draft: Draft, native: NativeTemplates): Text {
     topic: native.topics[draft.layer],
     org: draft.story ? withoutArticle(pick(rng, draft.story.orgs).name) : pick(rng, GENERIC_NATIVE_ORGS),
   };
-  return { title: fill(native.titles[draft.valence], values), content: fill(native.contents[draft.valence], values) };
+  return {
+    title: fill(native.titles[draft.valence], values),
+    content: fill(native.contents[draft.valence], values),
+  };
 }
 
 function placeholderValues(rng: Rng, draft: Draft): Record<string, string> {
@@ -1395,7 +2128,8 @@ function placeholderValues(rng: Rng, draft: Draft): Record<string, string> {
 }
 
 const PROSE_COUNTRY_NAMES: Readonly<Record<string, string>> = { CD: 'DR Congo', CG: 'Congo-Brazzaville' };
-const NEEDS_ARTICLE = /^(?:United |Democratic |Republic |Central African|Dominican|Netherlands$|Philippines$|Gambia$|Bahamas$|Maldives$|Comoros$|Seychelles$)|Islands$/;
+const NEEDS_ARTICLE =
+  /^(?:United |Democratic |Republic |Central African|Dominican|Netherlands$|Philippines$|Gambia$|Bahamas$|Maldives$|Comoros$|Seychelles$)|Islands$/;
 
 /** "the Philippines", "DR Congo": country names as a reporter writes them mid-sentence. */
 function proseCountryName(code: string): string {
@@ -1429,7 +2163,8 @@ const withoutArticle = (name: string): string => name.replace(/^the /, '');
 
 const thousands = (value: number): string => String(value).replace(/\B(?=(\d{3})+$)/g, ',');
 
-const isoSeconds = (ms: number): string => `${new Date(ms).toISOString().slice(0, 19)}Z`;
+/** ISO 8601 without milliseconds; every timestamp here is a whole second. */
+const isoSeconds = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
 
 const NON_ASCII = /[^\x00-\x7f]/;
 const SLUG_WORDS = 8;

@@ -237,7 +237,8 @@ const PLACE_ALIASES: Record<string, string[]> = {
   Bengaluru: ['Bangalore'],
 };
 
-const TITLES = lowerSet(`president vice prime minister premier chancellor king queen prince princess emir sheikh
+const TITLES =
+  lowerSet(`president vice prime minister premier chancellor king queen prince princess emir sheikh
 sultan ayatollah pope general gen. gen lieutenant lt. lt colonel col. col major maj. captain capt. sergeant sgt.
 admiral adm. brigadier brig. marshal commander cmdr. commissioner governor gov. senator sen. representative rep.
 congressman congresswoman mayor ambassador envoy secretary secretary-general director director-general chairman
@@ -245,14 +246,16 @@ chairwoman chair chief ceo cfo spokesman spokeswoman spokesperson judge prosecut
 mr mrs. mrs ms. ms sir dame lord deputy acting former president-elect superintendent inspector rev. bishop
 archbishop imam rabbi mp lawmaker warlord`);
 
-const PERSON_CUES_BEFORE = lowerSet(`spokesman spokeswoman spokesperson leader chief commander minister president
+const PERSON_CUES_BEFORE =
+  lowerSet(`spokesman spokeswoman spokesperson leader chief commander minister president
 governor director secretary ambassador envoy mayor candidate lawmaker senator official economist analyst executive
 founder chairman chairwoman ceo negotiator general colonel activist journalist researcher rapporteur coordinator
 representative judge prosecutor lawyer adviser advisor head boss warlord strongman premier`);
 
 const PERSON_CUES_AFTER = lowerSet('said says told added warned stated wrote');
 
-const ORG_KEYWORDS = lowerSet(`ministry ministries department agency authority bank army navy forces force guard
+const ORG_KEYWORDS =
+  lowerSet(`ministry ministries department agency authority bank army navy forces force guard
 guards police command corps brigade brigades battalion regiment militia council commission committee assembly
 parliament senate court tribunal corporation corp corp. inc inc. ltd ltd. llc plc gmbh group holdings company co.
 industries technologies systems labs motors airlines airways railways railway shipping petroleum energy telecom
@@ -261,18 +264,21 @@ hospital foundation fund organization organisation office bureau service service
 administration board exchange cartel gang syndicate network collective center centre observatory mission programme
 program cabinet confederation society troops league chamber consortium congress`);
 
-const PLACE_SUFFIXES = lowerSet(`province region district county governorate oblast state city valley river strait sea
+const PLACE_SUFFIXES =
+  lowerSet(`province region district county governorate oblast state city valley river strait sea
 ocean gulf bay island islands peninsula mountains hills desert delta canal corridor airport harbour harbor crossing
 square prefecture municipality territory territories coast highlands plateau basin pass`);
 
 const PLACE_PREFIXES = lowerSet('port mount lake gulf strait cape fort bay isle sea');
 
-const HYPHEN_MODIFIERS = lowerSet(`backed led based linked made born owned run controlled style era funded allied
+const HYPHEN_MODIFIERS =
+  lowerSet(`backed led based linked made born owned run controlled style era funded allied
 aligned held affiliated sponsored bound wide flagged registered speaking majority dominated friendly`);
 
 const LOCATION_PREPOSITIONS = lowerSet('in near from outside around');
 
-const STOP_WORDS = lowerSet(`the a an this that these those there here it its he she they we i you his her their our
+const STOP_WORDS =
+  lowerSet(`the a an this that these those there here it its he she they we i you his her their our
 my your them him and or but so yet nor if when while where whereas as because since although though after before
 during despite following amid among according meanwhile however moreover furthermore also still then thus therefore
 nevertheless nonetheless instead earlier later today yesterday tomorrow tonight now last next on in at by for from
@@ -284,16 +290,19 @@ opinion officials authorities residents witnesses sources analysts experts what 
 was were will would could should might can must has have had do does did be been being please read watch live
 photos video`);
 
-const MINOR_WORDS = lowerSet(`a an the of in on at to for and or but nor as by with from into over amid after vs via
+const MINOR_WORDS =
+  lowerSet(`a an the of in on at to for and or but nor as by with from into over amid after vs via
 per up off out near than`);
 
 const JOINERS = lowerSet('of for de del della der den van von da do dos das du la le bin ibn al el y e');
 const NAME_PARTICLES = lowerSet('de del della der den van von da do dos das du la le bin ibn al el');
 
-const ACRONYM_STOP_WORDS = lowerSet(`gdp ceo cfo ai lng utc gmt am pm covid id it tv ok ev cpi ipo etf vpn usd eur gbp
+const ACRONYM_STOP_WORDS =
+  lowerSet(`gdp ceo cfo ai lng utc gmt am pm covid id it tv ok ev cpi ipo etf vpn usd eur gbp
 jpy cny ngn egp ars sms gps hiv aids tb pdf api mp km kg mph ngo pr hr ii iii iv ict ot ics scada cve rce`);
 
-const FIRST_NAMES = lowerSet(`james john robert michael william david richard joseph thomas charles christopher daniel
+const FIRST_NAMES =
+  lowerSet(`james john robert michael william david richard joseph thomas charles christopher daniel
 matthew anthony mark donald steven paul andrew joshua kevin brian george edward ronald timothy jason jeffrey ryan
 jacob gary nicholas eric jonathan stephen larry justin scott brandon benjamin samuel gregory frank alexander patrick
 jack dennis jerry tyler aaron henry adam peter nathan zachary kyle noah ethan jordan chad mary patricia jennifer linda
@@ -353,12 +362,6 @@ interface Sentence {
   headline: boolean;
 }
 
-interface Mention {
-  name: string;
-  type: EntityType;
-  count: number;
-}
-
 /** Letters of space-separated scripts: Han, kana, Hangul and Thai text has no word boundaries to use. */
 const WORD_CHAR = String.raw`(?:(?![\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}\p{sc=Thai}])[\p{L}\p{M}])`;
 const TOKEN_PATTERN = new RegExp(
@@ -384,9 +387,12 @@ const ALL_UPPER_WORD = /^[\p{Lu}\p{N}.&'’-]+$/u;
 const POSSESSIVE = /^(.+?)['’]s$|^(.+s)['’]$/u;
 const SENTENCE_START_FILLER = /(?:ly|ing)$/;
 
+/** Lower case without accents, so "Bogotá" and "Bogota" are one entity. */
 const fold = (text: string): string => {
   const lower = text.toLowerCase();
-  return NON_ASCII.test(lower) ? lower.normalize('NFD').replace(COMBINING_MARKS, '').replace(/’/g, "'") : lower;
+  return NON_ASCII.test(lower)
+    ? lower.normalize('NFD').replace(COMBINING_MARKS, '').replace(/’/g, "'")
+    : lower;
 };
 
 function makeToken(raw: string): Token {
@@ -480,7 +486,8 @@ function buildGazetteer(): Map<string, GazetteerEntry[]> {
     for (const alias of [name, ...aliases]) add(alias, name, 'organization');
   }
   for (const [code, country] of Object.entries(COUNTRIES)) {
-    for (const alias of [country.name, ...(COUNTRY_ALIASES[code] ?? [])]) add(alias, country.name, 'location');
+    for (const alias of [country.name, ...(COUNTRY_ALIASES[code] ?? [])])
+      add(alias, country.name, 'location');
   }
   for (const place of splitPlaces(CITIES).concat(splitPlaces(GEOGRAPHY))) {
     for (const alias of [place, ...(PLACE_ALIASES[place] ?? [])]) add(alias, place, 'location');
@@ -508,7 +515,8 @@ function matchesEntry(tokens: Token[], at: number, end: number, entry: Gazetteer
   for (let j = 0; j < length; j++) {
     const token = tokens[at + j];
     if (!token?.word || token.key !== entry.keys[j]) return false;
-    if (entry.exact ? token.text !== entry.exact[j] : (entry.capitalised[j] || j === 0) && !token.cap) return false;
+    if (entry.exact ? token.text !== entry.exact[j] : (entry.capitalised[j] || j === 0) && !token.cap)
+      return false;
     if (token.closes && j < length - 1 && !entry.possessive[j]) return false;
   }
   return true;
@@ -516,8 +524,10 @@ function matchesEntry(tokens: Token[], at: number, end: number, entry: Gazetteer
 
 const isTitle = (token: Token | undefined): boolean =>
   !!token?.word && token.cap && (TITLES.has(token.key) || PERSON_CUES_BEFORE.has(token.key));
-const isOrgKeyword = (token: Token | undefined): boolean => !!token?.word && token.cap && ORG_KEYWORDS.has(token.key);
-const isRunWord = (token: Token | undefined): boolean => !!token?.word && token.cap && !STOP_WORDS.has(token.key);
+const isOrgKeyword = (token: Token | undefined): boolean =>
+  !!token?.word && token.cap && ORG_KEYWORDS.has(token.key);
+const isRunWord = (token: Token | undefined): boolean =>
+  !!token?.word && token.cap && !STOP_WORDS.has(token.key);
 const isNameWord = (token: Token | undefined): boolean =>
   isRunWord(token) && !isTitle(token) && !isOrgKeyword(token) && !PLACE_SUFFIXES.has(token?.key ?? '');
 const isNameParticle = (token: Token | undefined): boolean =>
@@ -583,7 +593,7 @@ const displayName = (tokens: Token[], from: number, to: number): string =>
     .replace(/(?<!\b\p{Lu})\.$/u, '');
 
 class Collector {
-  private readonly mentions = new Map<string, Mention>();
+  private readonly mentions = new Map<string, ExtractedEntity>();
   private readonly looseWords: string[] = [];
   private readonly guessedPlaces: string[] = [];
 
@@ -611,12 +621,11 @@ class Collector {
     this.mergeSurnames();
     return [...this.mentions.values()]
       .sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      .slice(0, MAX_ENTITIES)
-      .map(({ name, type, count }) => ({ name, type, count }));
+      .slice(0, MAX_ENTITIES);
   }
 
   private mergeSurnames(): void {
-    const bySurname = new Map<string, Mention | null>();
+    const bySurname = new Map<string, ExtractedEntity | null>();
     for (const mention of this.mentions.values()) {
       if (mention.type !== 'person' || !mention.name.includes(' ')) continue;
       const surname = fold(mention.name.slice(mention.name.lastIndexOf(' ') + 1));
@@ -685,7 +694,13 @@ function shadowsFirstName(tokens: Token[], at: number, entry: GazetteerEntry, en
 }
 
 /** Classifies the capitalised run at `at`, records what it finds, and returns how many tokens it used. */
-function classifyRun(tokens: Token[], at: number, end: number, entry: GazetteerEntry | null, out: Collector): number {
+function classifyRun(
+  tokens: Token[],
+  at: number,
+  end: number,
+  entry: GazetteerEntry | null,
+  out: Collector,
+): number {
   const length = Math.max(runLength(tokens, at, end), 1);
   const runEnd = at + length;
   const gazetteerEntry = entry && !shadowsFirstName(tokens, at, entry, end) ? entry : null;
@@ -699,7 +714,8 @@ function classifyRun(tokens: Token[], at: number, end: number, entry: GazetteerE
   }
 
   if (gazetteerEntry) {
-    const extendsToOrg = length > gazetteerEntry.keys.length && hasOrgKeyword(tokens, at + gazetteerEntry.keys.length, runEnd);
+    const extendsToOrg =
+      length > gazetteerEntry.keys.length && hasOrgKeyword(tokens, at + gazetteerEntry.keys.length, runEnd);
     if (!extendsToOrg) {
       out.add(gazetteerEntry.name, gazetteerEntry.type);
       return gazetteerEntry.keys.length;
@@ -720,7 +736,8 @@ function classifyRun(tokens: Token[], at: number, end: number, entry: GazetteerE
     return nameEnd - at;
   }
   if (type === 'location') {
-    if (length === 1 && !placeKeywordMatch(tokens, at, runEnd)) out.addGuessedPlace(displayName(tokens, at, runEnd));
+    if (length === 1 && !placeKeywordMatch(tokens, at, runEnd))
+      out.addGuessedPlace(displayName(tokens, at, runEnd));
     else out.add(displayName(tokens, at, runEnd), type);
     return length;
   }
@@ -742,7 +759,8 @@ function classifyByCues(tokens: Token[], at: number, runEnd: number): EntityType
   if (namedShape && next?.word && PERSON_CUES_AFTER.has(next.key)) return 'person';
   if (length === 1 && start && isAcronym(start.text)) return 'organization';
   const afterPreposition = previous?.word && !previous.cap && LOCATION_PREPOSITIONS.has(previous.key);
-  if (afterPreposition && length <= 3 && !DEMONYM_ENDING.test(tokens[runEnd - 1]?.key ?? '')) return 'location';
+  if (afterPreposition && length <= 3 && !DEMONYM_ENDING.test(tokens[runEnd - 1]?.key ?? ''))
+    return 'location';
   return null;
 }
 
@@ -753,7 +771,12 @@ interface TitledPerson {
 }
 
 /** "Defence Minister Rustem Umerov": the name after the rightmost title that is followed by a name. */
-function personAfterTitle(tokens: Token[], firstTitle: number, at: number, runEnd: number): TitledPerson | null {
+function personAfterTitle(
+  tokens: Token[],
+  firstTitle: number,
+  at: number,
+  runEnd: number,
+): TitledPerson | null {
   for (let t = runEnd - 2; t >= firstTitle; t--) {
     if (!isTitle(tokens[t]) || !isNameWord(tokens[t + 1])) continue;
     const nameEnd = personNameEnd(tokens, t + 1, runEnd);
@@ -790,7 +813,8 @@ function recordPrefix(
   const length = prefixEnd - at;
   if (length <= 0) return;
   if (entry && entry.keys.length === length) out.add(entry.name, entry.type);
-  else if (length > 1 && hasOrgKeyword(tokens, at, prefixEnd)) out.add(displayName(tokens, at, prefixEnd), 'organization');
+  else if (length > 1 && hasOrgKeyword(tokens, at, prefixEnd))
+    out.add(displayName(tokens, at, prefixEnd), 'organization');
   else if (entry && entry.keys.length < length) out.add(entry.name, entry.type);
 }
 
@@ -818,7 +842,9 @@ function trimLeadingTitles(tokens: Token[], at: number, runEnd: number): number 
 }
 
 const isAcronym = (word: string): boolean =>
-  ACRONYM.test(word) && (word.match(/\p{Lu}/gu)?.length ?? 0) >= 2 && !ACRONYM_STOP_WORDS.has(word.toLowerCase());
+  ACRONYM.test(word) &&
+  (word.match(/\p{Lu}/gu)?.length ?? 0) >= 2 &&
+  !ACRONYM_STOP_WORDS.has(word.toLowerCase());
 
 /** "Striking dockworkers", "Heavy fighting": an adverb or participle opening a sentence is not a name. */
 const isFillerOpening = (token: Token): boolean =>
