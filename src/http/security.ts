@@ -8,13 +8,5 @@ export const securityHeaders: MiddlewareHandler = async (c, next) => {
   await next();
   c.header('X-Content-Type-Options', 'nosniff');
   c.header('Referrer-Policy', 'no-referrer');
-  if (!c.req.path.startsWith('/embed')) {
-    const existing = c.res.headers.get('Content-Security-Policy');
-    c.header(
-      'Content-Security-Policy',
-      existing && !existing.includes('frame-ancestors')
-        ? `${existing}; frame-ancestors 'none'`
-        : (existing ?? "frame-ancestors 'none'"),
-    );
-  }
+  if (!c.req.path.startsWith('/embed')) c.header('Content-Security-Policy', "frame-ancestors 'none'");
 };
