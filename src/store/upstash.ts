@@ -11,7 +11,6 @@ export interface UpstashConfig {
 // (EVALSHA of the limiter is one) in separate /pipeline requests, and the flag check must ride
 // in the limiter's request to keep an authenticated call at one store round trip.
 const FLAG_SCRIPT = "return redis.call('EXISTS', KEYS[1])";
-const PREFIX = 'si';
 
 /**
  * The Upstash Redis store (`@upstash/redis` over REST, `@upstash/ratelimit` sliding windows).
@@ -19,7 +18,9 @@ const PREFIX = 'si';
  * how `admit` costs one round trip. The client's own timeout is off: callers race the store
  * against their own deadline and fail open, which a silent "success" would hide.
  */
-export function upstashStore(config: UpstashConfig): Store {
+export function upstashStore(config: UpstashConfig, options: { prefix?: string } = {}): Store {
+  // The prefix namespaces every key, so deployments (or tests) can share one database.
+  const prefix = options.prefix ?? 'si';
   const redis = new Redis({
     url: config.UPSTASH_REDIS_REST_URL,
     token: config.UPSTASH_REDIS_REST_TOKEN,
@@ -35,7 +36,7 @@ export function upstashStore(config: UpstashConfig): Store {
       found = new Ratelimit({
         redis,
         limiter: Ratelimit.slidingWindow(rule.limit, `${rule.windowSeconds} s`),
-        prefix: `${PREFIX}:rl:${rule.name}`,
+        prefix: `${prefix}:rl:${rule.name}`,
         timeout: 0,
         analytics: false,
       });
@@ -43,7 +44,7 @@ export function upstashStore(config: UpstashConfig): Store {
     }
     return found;
   };
-  const key = (name: string) => `${PREFIX}:kv:${name}`;
+  const key = (name: string) => `${prefix}:kv:${name}`;
 
   return {
     kind: 'upstash',
