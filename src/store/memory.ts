@@ -4,7 +4,12 @@ interface Window {
   start: number;
   count: number;
   previous: number;
+  windowMs: number;
 }
+
+// Every so many new buckets, buckets idle for two windows (which count for nothing) and
+// expired cache entries are dropped, so a long-running server's memory stays bounded.
+const SWEEP_EVERY = 1000;
 
 /**
  * In-memory store for the embedded default and tests. Its limiter is the same sliding-window
@@ -15,6 +20,12 @@ interface Window {
 export function memoryStore(now: () => number = Date.now): Store {
   const windows = new Map<string, Window>();
   const cache = new Map<string, { value: string; expires: number }>();
+  let created = 0;
+
+  function sweep(t: number) {
+    for (const [key, w] of windows) if (w.start < t - 2 * w.windowMs) windows.delete(key);
+    for (const [key, entry] of cache) if (entry.expires <= t) cache.delete(key);
+  }
 
   /** The window of `rule` for `identifier` at `t`, rolled forward when time has moved on. */
   function windowAt(rule: LimitRule, identifier: string, t: number) {
@@ -22,8 +33,9 @@ export function memoryStore(now: () => number = Date.now): Store {
     const start = Math.floor(t / windowMs) * windowMs;
     const key = `${rule.name}:${identifier}`;
     let w = windows.get(key);
-    if (!w || w.start < start - windowMs) w = { start, count: 0, previous: 0 };
-    else if (w.start < start) w = { start, count: 0, previous: w.count };
+    if (!w && ++created % SWEEP_EVERY === 0) sweep(t);
+    if (!w || w.start < start - windowMs) w = { start, count: 0, previous: 0, windowMs };
+    else if (w.start < start) w = { start, count: 0, previous: w.count, windowMs };
     windows.set(key, w);
     const overlap = 1 - (t - start) / windowMs;
     return { w, used: Math.floor(w.previous * overlap) + w.count, reset: start + windowMs };
