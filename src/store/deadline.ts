@@ -1,4 +1,19 @@
-/** Resolves like `promise`, or rejects once `ms` have passed; a late rejection is swallowed. */
+/** Turns of the event loop granted after the deadline before giving up (see withDeadline). */
+const GRACE_TURNS = 3;
+
+/** Waits for one full turn of the event loop, through its I/O phase. */
+const nextTurn = () =>
+  new Promise<void>((resolve) =>
+    typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0),
+  );
+
+/**
+ * Resolves like `promise`, or rejects once `ms` have passed; a late rejection is swallowed.
+ * When the timer fires, a few more event-loop turns are granted first: timers run before I/O
+ * callbacks, so after a stall of our own process (a busy embedded database, a GC pause) an
+ * answer that has already arrived would otherwise lose to the timer and the request would
+ * fail open for no fault of the store.
+ */
 export async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   promise.catch(() => {});
@@ -6,7 +21,10 @@ export async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<
     return await Promise.race([
       promise,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`store did not answer within ${ms} ms`)), ms);
+        timer = setTimeout(async () => {
+          for (let i = 0; i < GRACE_TURNS; i++) await nextTurn();
+          reject(new Error(`store did not answer within ${ms} ms`));
+        }, ms);
       }),
     ]);
   } finally {

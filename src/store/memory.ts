@@ -67,6 +67,9 @@ export function memoryStore(now: () => number = Date.now): Store {
         flagged: flag !== undefined && live(flag) !== undefined,
       };
     },
+    async limit(rule: LimitRule, identifier: string): Promise<LimitResult> {
+      return hit(rule, identifier);
+    },
     async peek(rule: LimitRule, identifier: string): Promise<LimitResult> {
       const { used, reset } = windowAt(rule, identifier, now());
       return {

@@ -38,6 +38,8 @@ export interface Store {
    * all in ONE round trip: this is the whole store cost of an authenticated request.
    */
   admit(hits: LimitHit[], flag?: string): Promise<Admission>;
+  /** Counts one hit for `identifier` under `rule`: `admit` with a single hit. */
+  limit(rule: LimitRule, identifier: string): Promise<LimitResult>;
   /** The current state of a limit without counting a hit. */
   peek(rule: LimitRule, identifier: string): Promise<LimitResult>;
   get<T>(key: string): Promise<T | null>;

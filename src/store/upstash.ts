@@ -67,6 +67,10 @@ export function upstashStore(config: UpstashConfig, options: { prefix?: string }
         flagged: Number(exists) === 1,
       };
     },
+    async limit(rule: LimitRule, identifier: string): Promise<LimitResult> {
+      const { success, limit, remaining, reset, pending } = await limiter(rule).limit(identifier);
+      return { success, limit, remaining, reset, pending };
+    },
     async peek(rule: LimitRule, identifier: string): Promise<LimitResult> {
       const { remaining, reset, limit } = await limiter(rule).getRemaining(identifier);
       return { success: remaining > 0, limit, remaining, reset };

@@ -29,6 +29,7 @@ function switchable(store: Store): TestStore {
   const guarded: Store = {
     kind: store.kind,
     admit: (hits, flag) => (down ? failing() : store.admit(hits, flag)),
+    limit: (rule, id) => (down ? failing() : store.limit(rule, id)),
     peek: (rule, id) => (down ? failing() : store.peek(rule, id)),
     get: (key) => (down ? failing() : store.get(key)),
     set: (key, value, ttl) => (down ? failing() : store.set(key, value, ttl)),
@@ -63,3 +64,15 @@ export const storeKinds = (): StoreKind[] => [
   { name: 'memory', open: async () => switchable(memoryStore()), close: async () => {} },
   ...(testRedisUrl() ? [upstashKind()] : []),
 ];
+
+/**
+ * Waits, when a fixed window of `windowSeconds` ends within `needMs`, until just after it has
+ * ended. The sliding window weighs the previous window by its overlap (rounded down), so a test
+ * that exhausts a limit across a window edge would see a call or two freed; the Upstash limiter
+ * reads the real clock, so such tests start clear of an edge instead of moving time.
+ */
+export async function clearOfWindowEdge(windowSeconds: number, needMs = 10_000): Promise<void> {
+  const windowMs = windowSeconds * 1000;
+  const left = windowMs - (Date.now() % windowMs);
+  if (left < needMs) await new Promise((resolve) => setTimeout(resolve, left + 500));
+}

@@ -41,7 +41,9 @@ describe('generateDemoSignals: determinism and shape', () => {
       throw new Error('Date.now used');
     });
     expect(generateDemoSignals({ count: COUNT, now: NOW, seed: 42 })).toEqual(items);
-    expect(generateDemoSignals({ count: 200, now: NOW })).toEqual(generateDemoSignals({ count: 200, now: NOW }));
+    expect(generateDemoSignals({ count: 200, now: NOW })).toEqual(
+      generateDemoSignals({ count: 200, now: NOW }),
+    );
   });
 
   it('changes with the seed', () => {
@@ -194,8 +196,14 @@ describe('generateDemoSignals: time profile', () => {
 
   it('bursts: 3 or more country/layer pairs far above their usual rate in the last 6 hours', () => {
     const key = (i: DemoItem) => `${i.country_codes[0]}|${i.threat_layer}`;
-    const recent = countBy(items.filter((i) => ageMs(i) <= 6 * HOUR), key);
-    const before = countBy(items.filter((i) => ageMs(i) > 6 * HOUR), key);
+    const recent = countBy(
+      items.filter((i) => ageMs(i) <= 6 * HOUR),
+      key,
+    );
+    const before = countBy(
+      items.filter((i) => ageMs(i) > 6 * HOUR),
+      key,
+    );
     const spikes = [...recent].filter(([pair, n]) => {
       const usualPerSixHours = (before.get(pair) ?? 0) / ((30 * 24 - 6) / 6);
       return n >= 20 && n > 10 * Math.max(usualPerSixHours, 0.5);
@@ -233,7 +241,11 @@ describe('generateDemoSignals: narrative content', () => {
     expect(recurring.filter((e) => e.startsWith('person:')).length).toBeGreaterThanOrEqual(20);
     expect(recurring.filter((e) => e.startsWith('organization:')).length).toBeGreaterThanOrEqual(20);
     expect(recurring.filter((e) => e.startsWith('location:')).length).toBeGreaterThanOrEqual(20);
-    for (const expected of ['person:Tarek Osman', 'organization:Rapid Support Forces', 'location:El Fasher']) {
+    for (const expected of [
+      'person:Tarek Osman',
+      'organization:Rapid Support Forces',
+      'location:El Fasher',
+    ]) {
       expect(signalsPerEntity.get(expected) ?? 0, expected).toBeGreaterThanOrEqual(10);
     }
 
@@ -242,7 +254,8 @@ describe('generateDemoSignals: narrative content', () => {
       const people = entities.filter((e) => e.startsWith('person:'));
       const others = entities.filter((e) => !e.startsWith('person:'));
       for (const person of people) {
-        for (const other of others) pairCounts.set(`${person}+${other}`, (pairCounts.get(`${person}+${other}`) ?? 0) + 1);
+        for (const other of others)
+          pairCounts.set(`${person}+${other}`, (pairCounts.get(`${person}+${other}`) ?? 0) + 1);
       }
     }
     expect([...pairCounts.values()].filter((n) => n >= 10).length).toBeGreaterThanOrEqual(15);

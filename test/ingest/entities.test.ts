@@ -16,7 +16,14 @@ describe('extractEntities', () => {
         'Gen. Tarek Osman said the siege continued, while Dr. Katrin Vogel warned hospitals were full. ' +
         'NATO Secretary General Mark Rutte and Fed Chair Jerome Powell spoke later.',
     );
-    for (const name of ['Rustem Umerov', 'Emmanuel Macron', 'Tarek Osman', 'Katrin Vogel', 'Mark Rutte', 'Jerome Powell']) {
+    for (const name of [
+      'Rustem Umerov',
+      'Emmanuel Macron',
+      'Tarek Osman',
+      'Katrin Vogel',
+      'Mark Rutte',
+      'Jerome Powell',
+    ]) {
       expect(find(entities, name)).toMatchObject({ type: 'person', count: 1 });
     }
     expect(entities.some((e) => /Minister|President|Gen\.|Dr\./.test(e.name))).toBe(false);
@@ -98,7 +105,10 @@ describe('extractEntities', () => {
 
   it('does not confuse common words with acronyms or countries', () => {
     expect(names('They told us who was there and what it meant.')).toEqual([]);
-    expect(names('The US and WHO said GDP fell.').sort()).toEqual(['United States', 'World Health Organization']);
+    expect(names('The US and WHO said GDP fell.').sort()).toEqual([
+      'United States',
+      'World Health Organization',
+    ]);
   });
 
   it('tells a first name from a country of the same spelling', () => {
@@ -108,11 +118,16 @@ describe('extractEntities', () => {
   });
 
   it('reads Title Case headlines through the gazetteer only', () => {
-    expect(names('Rebels Seize Key Airport Outside Goma As Talks Stall In Nairobi').sort()).toEqual(['Goma', 'Nairobi']);
+    expect(names('Rebels Seize Key Airport Outside Goma As Talks Stall In Nairobi').sort()).toEqual([
+      'Goma',
+      'Nairobi',
+    ]);
   });
 
   it('reads hyphenated modifiers and possessives', () => {
-    const entities = extractEntities("Iran-backed militias fired at NATO's base, and the People's Liberation Army held drills.");
+    const entities = extractEntities(
+      "Iran-backed militias fired at NATO's base, and the People's Liberation Army held drills.",
+    );
     expect(find(entities, 'Iran')?.type).toBe('location');
     expect(find(entities, 'NATO')?.type).toBe('organization');
     expect(find(entities, "People's Liberation Army")?.type).toBe('organization');
@@ -123,8 +138,30 @@ describe('extractEntities', () => {
   });
 
   it('sorts by count then name and caps the list at 20', () => {
-    const cities = ['Lagos', 'Accra', 'Dakar', 'Abuja', 'Nairobi', 'Kampala', 'Kigali', 'Goma', 'Juba', 'Luanda'];
-    const more = ['Lusaka', 'Harare', 'Maputo', 'Durban', 'Kinshasa', 'Bamako', 'Niamey', 'Conakry', 'Freetown', 'Monrovia'];
+    const cities = [
+      'Lagos',
+      'Accra',
+      'Dakar',
+      'Abuja',
+      'Nairobi',
+      'Kampala',
+      'Kigali',
+      'Goma',
+      'Juba',
+      'Luanda',
+    ];
+    const more = [
+      'Lusaka',
+      'Harare',
+      'Maputo',
+      'Durban',
+      'Kinshasa',
+      'Bamako',
+      'Niamey',
+      'Conakry',
+      'Freetown',
+      'Monrovia',
+    ];
     const text = `Flights left ${[...cities, ...more, 'Tunis', 'Cairo'].join(', ')}. Lagos and Accra were busiest. Lagos reopened.`;
     const entities = extractEntities(text);
     expect(entities).toHaveLength(20);

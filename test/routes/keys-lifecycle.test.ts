@@ -5,7 +5,7 @@ import type { DatabaseHandle } from '../../src/db/client';
 import { revokedFlag } from '../../src/keys/cache';
 import { signUp as signUpAccount } from '../../src/keys/service';
 import { backends, json, startTestApp, type TestApp } from '../support/harness';
-import { storeKinds, type TestStore } from '../http/stores';
+import { clearOfWindowEdge, storeKinds, type TestStore } from '../http/stores';
 
 interface Issued {
   id: string;
@@ -67,6 +67,7 @@ describe.each(backends)('key management on $name', (backend) => {
   const code = async (res: Response) => ((await res.json()) as { code: string }).code;
 
   it('adds a key, lists both with usage and no secrets, revokes one and refuses it at once', async () => {
+    await clearOfWindowEdge(3600);
     const first = await signUp('laptop');
     const res = await addKey(first.key, { name: 'ci' });
     expect(res.status).toBe(201);

@@ -105,6 +105,13 @@ describe.each(adapters)('the $name store', (adapter) => {
     expect((await store.admit([], flag)).flagged).toBe(false);
   });
 
+  it('counts a single hit with limit()', async () => {
+    const r = rule(1);
+    const id = fresh();
+    expect(await store.limit(r, id)).toMatchObject({ success: true, remaining: 0, limit: 1 });
+    expect(await store.limit(r, id)).toMatchObject({ success: false, remaining: 0 });
+  });
+
   it('peeks without counting', async () => {
     const r = rule(4);
     const id = fresh();
