@@ -4,7 +4,7 @@ import { ConfigError, loadConfig, type Config } from './config';
 import type { DatabaseHandle } from './db/client';
 import { ingestSignals } from './ingest/pipeline';
 import { seedDemo } from './ingest/seed';
-import { issueKeyForEmail, setAccountTier } from './keys/service';
+import { issueKeyForEmail, normalizeEmail, setAccountTier } from './keys/service';
 import { adminToken, openDatabase } from './node-runtime';
 import { KEY_TIERS, type KeyTier } from './vocab';
 
@@ -131,7 +131,7 @@ async function run(argv: string[]): Promise<unknown> {
         }
         return withDb(async (db) => {
           if (!(await setAccountTier(db, email, tier))) throw new Error(`no account with email ${email}`);
-          return { email, tier };
+          return { email: normalizeEmail(email), tier };
         });
       }
       throw new UsageError(`unknown keys command: ${sub ?? ''}`);

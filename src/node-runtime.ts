@@ -12,6 +12,7 @@ import { pgliteDatabase, postgresDatabase } from './db/node';
 import { consoleLogger, type Deps } from './deps';
 import { memoryStore } from './store/memory';
 import type { Store } from './store/types';
+import { upstashStore } from './store/upstash';
 
 /**
  * The client address in Node: the socket's, or with TRUST_PROXY the first address of
@@ -37,7 +38,12 @@ export function openDatabase(config: Config): Promise<DatabaseHandle> {
 
 /** The configured store: in-memory unless Upstash is configured. */
 export function openStore(config: Config, now: () => number = Date.now): Store {
-  void config;
+  if (config.UPSTASH_REDIS_REST_URL && config.UPSTASH_REDIS_REST_TOKEN) {
+    return upstashStore({
+      UPSTASH_REDIS_REST_URL: config.UPSTASH_REDIS_REST_URL,
+      UPSTASH_REDIS_REST_TOKEN: config.UPSTASH_REDIS_REST_TOKEN,
+    });
+  }
   return memoryStore(now);
 }
 

@@ -4,6 +4,7 @@ import { neonDatabase, type DatabaseHandle } from './db/client';
 import { consoleLogger, type Deps } from './deps';
 import { memoryStore } from './store/memory';
 import type { Store } from './store/types';
+import { upstashStore } from './store/upstash';
 
 /** Bindings and secrets of both Workers (see wrangler.toml and the README). */
 export type WorkerEnv = Record<string, unknown> & { DATABASE_URL?: string };
@@ -19,9 +20,18 @@ export function workerConfig(env: WorkerEnv): Config {
 // Module level on purpose: one store client per isolate is safe to share across requests.
 let store: Store | undefined;
 
+/**
+ * Upstash when configured. Without it each isolate counts on its own (memory), which only
+ * suits `wrangler dev`: a deployed API Worker should have the UPSTASH_* secrets set.
+ */
 function workerStore(config: Config): Store {
-  store ??= memoryStore();
-  void config;
+  store ??=
+    config.UPSTASH_REDIS_REST_URL && config.UPSTASH_REDIS_REST_TOKEN
+      ? upstashStore({
+          UPSTASH_REDIS_REST_URL: config.UPSTASH_REDIS_REST_URL,
+          UPSTASH_REDIS_REST_TOKEN: config.UPSTASH_REDIS_REST_TOKEN,
+        })
+      : memoryStore();
   return store;
 }
 

@@ -1,9 +1,11 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv, Caller } from '../deps';
+import { cachedKey, forgetKeys, rememberKey, revokedFlag } from '../keys/cache';
 import { hashKey, isWellFormedKey } from '../keys/key';
 import { findKeyByHash } from '../keys/service';
+import { recordUse } from '../keys/usage';
 import { ApiError } from './problem';
-import { enforceLimits } from './ratelimit';
+import { admit, applyLimits, hitsFor } from './ratelimit';
 
 export type AccessMode = 'key' | 'public';
 
@@ -21,34 +23,77 @@ export function presentedKey(c: Context, allowQueryKey: boolean): string | null 
 const invalidKey = () =>
   new ApiError(401, 'invalid_api_key', 'The API key is unknown, malformed or revoked.');
 
-async function resolveCaller(c: Context<AppEnv>, raw: string): Promise<Caller | null> {
-  if (!isWellFormedKey(raw)) return null;
-  const record = await findKeyByHash(c.env.deps.db, await hashKey(raw));
+/** The active key behind `keyHash` from the database (and into the cache), or null. */
+async function lookUp(c: Context<AppEnv>, keyHash: string): Promise<Caller | null> {
+  const record = await findKeyByHash(c.env.deps.db, keyHash);
   if (!record || record.revoked) return null;
-  return { keyId: record.keyId, accountId: record.accountId, tier: record.tier, prefix: record.prefix };
+  const caller: Caller = {
+    keyId: record.keyId,
+    accountId: record.accountId,
+    tier: record.tier,
+    prefix: record.prefix,
+  };
+  rememberKey(keyHash, { ...caller, revoked: false });
+  return caller;
+}
+
+/**
+ * Resolves a key and counts its hits. A cached key costs one store round trip (its limits and
+ * its revocation flag together) and no database query; a key not in the cache costs one
+ * database query and one store round trip. When the store cannot answer, the database decides
+ * whether a cached key is still active, so a revocation is never missed.
+ */
+async function authenticate(c: Context<AppEnv>, mode: AccessMode, raw: string): Promise<Caller | null> {
+  if (!isWellFormedKey(raw)) return null;
+  const keyHash = await hashKey(raw);
+  const cached = cachedKey(keyHash);
+  if (!cached) {
+    const caller = await lookUp(c, keyHash);
+    if (caller) applyLimits(c, caller, (await admit(c, hitsFor(c, mode, caller)))?.results);
+    return caller;
+  }
+  const admission = await admit(c, hitsFor(c, mode, cached), revokedFlag(cached.keyId));
+  const caller = admission ? (admission.flagged ? null : cached) : await lookUp(c, keyHash);
+  if (!caller) {
+    forgetKeys((record) => record.keyId === cached.keyId);
+    return null;
+  }
+  applyLimits(c, caller, admission?.results);
+  return caller;
 }
 
 /**
  * Authenticates and rate-limits a route. `key` routes need a valid key; `public` routes take
- * an optional one. A key that is present but bad is always a 401, never silently anonymous.
+ * an optional one. A key that is present but bad is always a 401, never silently anonymous,
+ * and counts against the IP cap. Each use of a key is recorded after the response is ready.
  */
 export function access(mode: AccessMode, options: { queryKey?: boolean } = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const raw = presentedKey(c, options.queryKey ?? false);
-    const caller = raw ? await resolveCaller(c, raw) : null;
-    c.set('caller', caller);
-    await enforceLimits(c, { mode, caller, failedKey: raw !== null && caller === null });
-    if (raw && !caller) throw invalidKey();
-    if (!caller && mode === 'key') {
-      throw new ApiError(
-        401,
-        'missing_api_key',
-        'This endpoint needs an API key in X-Api-Key or Authorization: Bearer.',
-        undefined,
-        { 'WWW-Authenticate': 'Bearer realm="signal-intel"' },
-      );
+    const caller = raw ? await authenticate(c, mode, raw) : null;
+    if (!caller) {
+      applyLimits(c, null, (await admit(c, hitsFor(c, mode, null)))?.results);
+      if (raw) throw invalidKey();
+      if (mode === 'key') {
+        throw new ApiError(
+          401,
+          'missing_api_key',
+          'This endpoint needs an API key in X-Api-Key or Authorization: Bearer.',
+          undefined,
+          { 'WWW-Authenticate': 'Bearer realm="signal-intel"' },
+        );
+      }
     }
-    await next();
+    c.set('caller', caller);
+    try {
+      await next();
+    } finally {
+      if (caller) {
+        const { db, now, waitUntil } = c.env.deps;
+        const write = recordUse(db, caller.keyId, now());
+        if (write) waitUntil(write);
+      }
+    }
   };
 }
 

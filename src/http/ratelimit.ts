@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../deps';
-import type { LimitResult, LimitRule } from '../store/types';
+import { STORE_TIMEOUT_MS, withDeadline } from '../store/deadline';
+import type { Admission, LimitHit, LimitResult, LimitRule } from '../store/types';
 import { ApiError } from './problem';
 
 /** The limits of the spec and DESIGN §3. */
@@ -11,76 +12,81 @@ export const RULES = {
   signup: { name: 'signup', limit: 5, windowSeconds: 3600 },
 } satisfies Record<string, LimitRule>;
 
-const STORE_TIMEOUT_MS = 1000;
+/** The per-key rule of a tier. */
+export const keyRule = (tier: Caller['tier']): LimitRule => (tier === 'pro' ? RULES.pro : RULES.free);
 
-/** Counts a hit, or null when the store fails or is slower than 1 s (fail open). */
+/**
+ * Counts `hits` and reads `flag` in one store round trip, or null when the store fails or is
+ * slower than 1 s: the request is then served without limit headers (fail open) and logged.
+ */
+export async function admit(c: Context<AppEnv>, hits: LimitHit[], flag?: string): Promise<Admission | null> {
+  const { store, log, waitUntil } = c.env.deps;
+  try {
+    const admission = await withDeadline(store.admit(hits, flag), STORE_TIMEOUT_MS);
+    for (const result of admission.results) if (result.pending) waitUntil(result.pending);
+    return admission;
+  } catch (error) {
+    log.warn('store unavailable; failing open', {
+      rules: hits.map((h) => h.rule.name),
+      error: String(error),
+    });
+    return null;
+  }
+}
+
+/** Counts one hit of `rule`; null when the store is unavailable. */
 export async function countHit(
   c: Context<AppEnv>,
   rule: LimitRule,
   identifier: string,
 ): Promise<LimitResult | null> {
-  const { store, log } = c.env.deps;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      store.limit(rule, identifier),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('store timeout')), STORE_TIMEOUT_MS);
-      }),
-    ]);
-  } catch (error) {
-    log.warn('rate limiter unavailable; failing open', { rule: rule.name, error: String(error) });
-    return null;
-  } finally {
-    clearTimeout(timer);
-  }
+  return (await admit(c, [{ rule, identifier }]))?.results[0] ?? null;
 }
 
 /** Sets the X-RateLimit-* headers and throws 429 when `result` is over its limit. */
-export function applyLimit(c: Context, tier: string, result: LimitResult | null): void {
+export function applyLimit(c: Context<AppEnv>, tier: string, result: LimitResult | null | undefined): void {
   if (!result) return;
   const resetSeconds = Math.ceil(result.reset / 1000);
-  c.header('X-RateLimit-Limit', String(result.limit));
-  c.header('X-RateLimit-Remaining', String(result.success ? result.remaining : 0));
-  c.header('X-RateLimit-Reset', String(resetSeconds));
-  c.header('X-RateLimit-Tier', tier);
+  const headers = {
+    'X-RateLimit-Limit': String(result.limit),
+    'X-RateLimit-Remaining': String(result.success ? result.remaining : 0),
+    'X-RateLimit-Reset': String(resetSeconds),
+    'X-RateLimit-Tier': tier,
+  };
+  for (const [name, value] of Object.entries(headers)) c.header(name, value);
   if (!result.success) {
-    const retryAfter = Math.max(1, Math.ceil((result.reset - Date.now()) / 1000));
+    const retryAfter = Math.max(1, Math.ceil((result.reset - c.env.deps.now().getTime()) / 1000));
     throw new ApiError(
       429,
       'rate_limited',
       `Rate limit of ${result.limit} requests exceeded; retry in ${retryAfter} s.`,
       undefined,
-      {
-        'Retry-After': String(retryAfter),
-        'X-RateLimit-Limit': String(result.limit),
-        'X-RateLimit-Remaining': '0',
-        'X-RateLimit-Reset': String(resetSeconds),
-        'X-RateLimit-Tier': tier,
-      },
+      { ...headers, 'Retry-After': String(retryAfter) },
     );
   }
 }
 
 /**
- * Applies the per-key and per-IP limits to a request. Pro keys bypass the IP cap; free keys
- * on public endpoints count against both; anonymous calls and failed key attempts count
- * against the IP cap.
+ * The hits a request counts. Anonymous calls and failed key attempts count against the IP
+ * cap; a key counts against its tier's rule, and a free key on a public endpoint against the
+ * IP cap as well (pro keys bypass it). The key's hit comes first.
  */
-export async function enforceLimits(
+export function hitsFor(c: Context<AppEnv>, mode: 'key' | 'public', caller: Caller | null): LimitHit[] {
+  const ip: LimitHit = { rule: RULES.public, identifier: c.env.deps.clientIp(c) };
+  if (!caller) return [ip];
+  const key: LimitHit = { rule: keyRule(caller.tier), identifier: caller.keyId };
+  return mode === 'public' && caller.tier === 'free' ? [key, ip] : [key];
+}
+
+/** Applies what `admit` counted for `hitsFor(...)`: the IP cap's 429 first, then the key's headers. */
+export function applyLimits(
   c: Context<AppEnv>,
-  request: { mode: 'key' | 'public'; caller: Caller | null; failedKey: boolean },
-): Promise<void> {
-  const { caller } = request;
-  const ip = c.env.deps.clientIp(c);
-  if (!caller) {
-    applyLimit(c, 'public', await countHit(c, RULES.public, ip));
-    return;
-  }
-  const keyRule = caller.tier === 'pro' ? RULES.pro : RULES.free;
-  const keyHit = countHit(c, keyRule, caller.keyId);
-  const ipHit = request.mode === 'public' && caller.tier === 'free' ? countHit(c, RULES.public, ip) : null;
-  const [keyResult, ipResult] = await Promise.all([keyHit, ipHit]);
+  caller: Caller | null,
+  results: LimitResult[] | undefined,
+): void {
+  if (!results) return;
+  if (!caller) return applyLimit(c, 'public', results[0]);
+  const ipResult = results[1];
   if (ipResult && !ipResult.success) applyLimit(c, 'public', ipResult);
-  applyLimit(c, caller.tier, keyResult);
+  applyLimit(c, caller.tier, results[0]);
 }

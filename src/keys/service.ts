@@ -1,8 +1,14 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
+import { STORE_TIMEOUT_MS, withDeadline } from '../store/deadline';
+import type { Store } from '../store/types';
 import { accounts, apiKeys } from '../db/schema';
 import type { KeyTier } from '../vocab';
+import { forgetKeys, REVOKED_FLAG_TTL_SECONDS, revokedFlag } from './cache';
 import { generateKey, hashKey, keyPrefix } from './key';
+
+/** Active keys an account may hold at once (DESIGN §3). */
+export const MAX_ACTIVE_KEYS = 10;
 
 export interface KeyRecord {
   keyId: string;
@@ -102,13 +108,85 @@ export async function issueKeyForEmail(
   });
 }
 
-/** Sets an account's tier; false when no account has that email. */
+/**
+ * Sets an account's tier; false when no account has that email. This process's key cache
+ * drops the account's keys at once; other processes follow within the cache's 30 s.
+ */
 export async function setAccountTier(db: Database, email: string, tier: KeyTier): Promise<boolean> {
   const rows = await db
     .update(accounts)
     .set({ tier })
     .where(eq(accounts.email, normalizeEmail(email)))
     .returning({ id: accounts.id });
+  for (const { id } of rows) forgetKeys((record) => record.accountId === id);
+  return rows.length > 0;
+}
+
+/**
+ * Another key on an existing account, with the account's tier. The account row is locked
+ * while its active keys are counted, so concurrent requests can never pass the maximum.
+ * Null when the account already has MAX_ACTIVE_KEYS active keys.
+ */
+export async function issueAccountKey(
+  db: Database,
+  accountId: string,
+  name: string | null,
+): Promise<IssuedKey | null> {
+  return db.transaction(async (tx) => {
+    const [account] = await tx
+      .select({ tier: accounts.tier })
+      .from(accounts)
+      .where(eq(accounts.id, accountId))
+      .for('update');
+    if (!account) return null;
+    if ((await activeKeyCount(tx, accountId)) >= MAX_ACTIVE_KEYS) return null;
+    return issueKey(tx, accountId, account.tier as KeyTier, name);
+  });
+}
+
+/** A key of an account as its owner sees it (never the hash, never the raw key). */
+export interface AccountKey {
+  id: string;
+  prefix: string;
+  name: string | null;
+  tier: KeyTier;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  requestsTotal: number;
+}
+
+/** Every key of the account, revoked ones included, oldest first. */
+export async function listAccountKeys(db: Database, accountId: string): Promise<AccountKey[]> {
+  const rows = await db
+    .select({
+      id: apiKeys.id,
+      prefix: apiKeys.prefix,
+      name: apiKeys.name,
+      tier: accounts.tier,
+      createdAt: apiKeys.createdAt,
+      lastUsedAt: apiKeys.lastUsedAt,
+      revokedAt: apiKeys.revokedAt,
+      requestsTotal: apiKeys.requestsTotal,
+    })
+    .from(apiKeys)
+    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+    .where(eq(apiKeys.accountId, accountId))
+    .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id));
+  return rows.map((row) => ({ ...row, tier: row.tier as KeyTier }));
+}
+
+/**
+ * Revokes `keyId` if it belongs to `accountId` (already revoked stays as it was); false when
+ * the account has no such key. Drops the key from this process's cache.
+ */
+export async function revokeAccountKey(db: Database, accountId: string, keyId: string): Promise<boolean> {
+  const rows = await db
+    .update(apiKeys)
+    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
+    .returning({ id: apiKeys.id });
+  forgetKeys((record) => record.keyId === keyId);
   return rows.length > 0;
 }
 
@@ -119,4 +197,24 @@ export async function activeKeyCount(db: Pick<Database, 'select'>, accountId: st
     .from(apiKeys)
     .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)));
   return row?.n ?? 0;
+}
+
+/**
+ * Revokes a key of the account in the database, then flags it in the store so every other
+ * process refuses it on its next request. `flag_failed` means the database has the revocation
+ * but the store did not take the flag: the caller should report failure so the client retries
+ * (revoking again is harmless and writes the flag again).
+ */
+export async function revokeKey(
+  deps: { db: Database; store: Store },
+  accountId: string,
+  keyId: string,
+): Promise<'revoked' | 'not_found' | 'flag_failed'> {
+  if (!(await revokeAccountKey(deps.db, accountId, keyId))) return 'not_found';
+  try {
+    await withDeadline(deps.store.set(revokedFlag(keyId), true, REVOKED_FLAG_TTL_SECONDS), STORE_TIMEOUT_MS);
+    return 'revoked';
+  } catch {
+    return 'flag_failed';
+  }
 }

@@ -1,0 +1,36 @@
+/** Turns of the event loop granted after the deadline before giving up (see withDeadline). */
+const GRACE_TURNS = 3;
+
+/** Waits for one full turn of the event loop, through its I/O phase. */
+const nextTurn = () =>
+  new Promise<void>((resolve) =>
+    typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0),
+  );
+
+/**
+ * Resolves like `promise`, or rejects once `ms` have passed; a late rejection is swallowed.
+ * When the timer fires, a few more event-loop turns are granted first: timers run before I/O
+ * callbacks, so after a stall of our own process (a busy embedded database, a GC pause) an
+ * answer that has already arrived would otherwise lose to the timer and the request would
+ * fail open for no fault of the store.
+ */
+export async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  promise.catch(() => {});
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(async () => {
+          for (let i = 0; i < GRACE_TURNS; i++) await nextTurn();
+          reject(new Error(`store did not answer within ${ms} ms`));
+        }, ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** How long a request waits for the store before it fails open (DESIGN §3). */
+export const STORE_TIMEOUT_MS = 1000;
