@@ -220,7 +220,13 @@ export const webhookRoutes = createRouter()
     const { deps } = c.env;
     const webhook = await findWebhook(deps.db, callerOf(c).keyId, c.req.valid('param').id);
     if (!webhook) throw notFound('webhook');
-    const result = await sendTestDelivery(deps, webhook);
+    let result;
+    try {
+      result = await sendTestDelivery(deps, webhook);
+    } catch (error) {
+      if (error instanceof MissingEncryptionKey) throw secretsUnavailable();
+      throw error;
+    }
     return c.json(
       {
         delivery_id: result.deliveryId,

@@ -48,7 +48,7 @@ export async function dispatchWebhooks(
 ): Promise<DispatchSummary> {
   const concurrency = options.concurrency ?? 6;
   const budgetMs = options.budgetMs ?? 4 * MINUTE;
-  const maxWebhooks = options.maxWebhooks ?? 500;
+  const maxWebhooks = options.maxWebhooks ?? 1_000;
   const started = Date.now();
   const summary: DispatchSummary = {
     webhooks: 0,
@@ -142,6 +142,8 @@ export function webhookConditions(
  * reads exactly the pending range again. New batches read only below the start of the oldest
  * open transaction (minus a margin): `ingested_at` is stamped at a transaction's start, so a
  * row that commits late can never appear behind a cursor that has already moved past it.
+ * Transactions open for over 15 minutes are not waited for, so one stuck session (a forgotten
+ * psql) cannot stop every delivery; ingest transactions are far shorter.
  */
 async function nextBatch(db: Database, webhook: WebhookRow, settleMs: number): Promise<SignalRow[]> {
   const cursor = sql`(${signals.ingestedAt}, ${signals.id}) > (select w.cursor_ingested_at, coalesce(w.cursor_signal_id, ${NIL_UUID}::uuid) from webhooks w where w.id = ${webhook.id})`;
@@ -150,7 +152,8 @@ async function nextBatch(db: Database, webhook: WebhookRow, settleMs: number): P
     : sql`${signals.ingestedAt} < least(
         now() - make_interval(secs => ${settleMs / 1000}),
         (select min(a.xact_start) from pg_stat_activity a
-          where a.datname = current_database() and a.pid <> pg_backend_pid() and a.xact_start is not null)
+          where a.datname = current_database() and a.pid <> pg_backend_pid()
+            and a.backend_type = 'client backend' and a.xact_start > now() - interval '15 minutes')
       )`;
   return db
     .select(signalColumns)
@@ -178,9 +181,19 @@ async function deliverWebhook(
   summary: DispatchSummary,
 ): Promise<void> {
   const { db } = deps;
-  const secret = claimed.secretCiphertext
-    ? await decryptSecret(claimed.secretCiphertext, deps.config.WEBHOOK_ENCRYPTION_KEY)
-    : null;
+  let secret: string | null = null;
+  try {
+    secret = claimed.secretCiphertext
+      ? await decryptSecret(claimed.secretCiphertext, deps.config.WEBHOOK_ENCRYPTION_KEY)
+      : null;
+  } catch (error) {
+    // Never send unsigned what the owner asked to have signed; fail (and in time pause) visibly.
+    deps.log.error('webhook secret unreadable', { webhook_id: claimed.id, error: String(error) });
+    const result = { ok: false, status: null, durationMs: 0, error: 'signing secret unreadable on our side' };
+    summary.failed += 1;
+    if (await recordFailure(db, claimed, result, deps.now())) summary.paused += 1;
+    return;
+  }
   let webhook = claimed;
   for (let round = 0; round < DELIVERIES_PER_RUN; round++) {
     const batch = await nextBatch(db, webhook, options.settleMs ?? 1_000);

@@ -142,6 +142,16 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     expect(headers['x-service-delivery']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('never sends unsigned when the secret cannot be read, and counts it as a failure', async () => {
+    const r = await receiver();
+    const key = await createKey(db);
+    const row = (await createWebhook(db, key.id, { url: r.url, secret: SECRET }, generateEncryptionKey()))!;
+    await ingest([signal('kyivStrike')]);
+    expect(await run()).toMatchObject({ failed: 1, deliveries: 0 });
+    expect(r.received).toHaveLength(0);
+    expect((await findWebhook(db, key.id, row.id))!.consecutiveFailures).toBe(1);
+  });
+
   it('matches layers, min_score, country_codes and valence exactly', async () => {
     const r = await receiver();
     const hooks = {
