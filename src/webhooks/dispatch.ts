@@ -59,27 +59,23 @@ export async function dispatchWebhooks(
     paused: 0,
   };
   const seen: string[] = [];
-  while (Date.now() - started < budgetMs && seen.length < maxWebhooks) {
-    const claimed = await claimDue(
-      deps.db,
-      deps.now(),
-      Math.min(concurrency, maxWebhooks - seen.length),
-      seen,
-    );
-    if (claimed.length === 0) break;
-    seen.push(...claimed.map((w) => w.id));
-    await Promise.all(
-      claimed.map(async (webhook) => {
-        try {
-          await deliverWebhook(deps, webhook, options, summary);
-        } catch (error) {
-          deps.log.error('webhook dispatch failed', { webhook_id: webhook.id, error: String(error) });
-        } finally {
-          await releaseLease(deps.db, webhook).catch(() => undefined);
-        }
-      }),
-    );
-  }
+  // Each lane claims its next webhook only when it is free, so one slow receiver holds one
+  // lane, not a whole round of them.
+  const lane = async () => {
+    while (Date.now() - started < budgetMs && seen.length < maxWebhooks) {
+      const [webhook] = await claimDue(deps.db, deps.now(), 1, seen);
+      if (!webhook) return;
+      seen.push(webhook.id);
+      try {
+        await deliverWebhook(deps, webhook, options, summary);
+      } catch (error) {
+        deps.log.error('webhook dispatch failed', { webhook_id: webhook.id, error: String(error) });
+      } finally {
+        await releaseLease(deps.db, webhook).catch(() => undefined);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
   summary.webhooks = seen.length;
   return summary;
 }
