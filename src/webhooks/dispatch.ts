@@ -90,7 +90,8 @@ async function claimDue(db: Database, now: Date, limit: number, exclude: string[
     .from(webhooks)
     .where(
       and(
-        eq(webhooks.active, true),
+        // Written as the partial index's own predicate, so the planner can use it.
+        sql`${webhooks.active}`,
         lte(webhooks.nextAttemptAt, now),
         or(isNull(webhooks.leaseUntil), lte(webhooks.leaseUntil, now)),
         exclude.length ? notInArray(webhooks.id, exclude) : undefined,

@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Database } from '../db/client';
 import { apiKeys, webhookDeliveries, webhooks } from '../db/schema';
 import type { Layer, Valence } from '../vocab';
@@ -102,11 +103,15 @@ export async function updateWebhook(
   if (input.active !== undefined) {
     set.active = input.active;
     if (input.active) {
+      // Only a real resume clears the failure state; `active: true` on a running webhook must
+      // not skip its backoff or postpone its pause.
+      const resumed = <T>(fresh: T, column: AnyPgColumn) =>
+        sql`case when ${webhooks.active} then ${column} else ${fresh} end`;
       Object.assign(set, {
-        consecutiveFailures: 0,
-        failingSince: null,
-        disabledReason: null,
-        nextAttemptAt: now,
+        consecutiveFailures: resumed(0, webhooks.consecutiveFailures),
+        failingSince: resumed(null, webhooks.failingSince),
+        disabledReason: resumed(null, webhooks.disabledReason),
+        nextAttemptAt: resumed(now, webhooks.nextAttemptAt),
       });
     }
   }

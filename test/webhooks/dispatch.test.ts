@@ -246,6 +246,10 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     const state = (await findWebhook(db, key.id, row.id))!;
     expect(state).toMatchObject({ consecutiveFailures: 1, lastStatus: 302 });
     expect((await recentDeliveries(db, row.id))[0]).toMatchObject({ ok: false, status: 302 });
+    // `active: true` on a webhook that is not paused must not skip its backoff.
+    const touched = (await updateWebhook(db, key.id, row.id, { active: true }, new Date(now())))!;
+    expect(touched.consecutiveFailures).toBe(1);
+    expect(touched.nextAttemptAt.getTime()).toBe(state.nextAttemptAt.getTime());
   });
 
   it('pauses a webhook after 3 days of consecutive failures', async () => {
@@ -266,6 +270,14 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     const before = r.received.length;
     await run();
     expect(r.received).toHaveLength(before);
+    const resumed = (await updateWebhook(db, key.id, row.id, { active: true }, new Date(now())))!;
+    expect(resumed).toMatchObject({
+      active: true,
+      consecutiveFailures: 0,
+      failingSince: null,
+      disabledReason: null,
+    });
+    expect(resumed.nextAttemptAt.getTime()).toBeLessThanOrEqual(now());
   });
 
   it('sends nothing to a paused webhook, and resumes from its cursor', async () => {
@@ -276,7 +288,8 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     await ingest(items);
     expect(await run()).toMatchObject({ webhooks: 0, deliveries: 0 });
     expect(r.received).toHaveLength(0);
-    await updateWebhook(db, key.id, row.id, { active: true }, new Date(now()));
+    const resumed = (await updateWebhook(db, key.id, row.id, { active: true }, new Date(now())))!;
+    expect(resumed).toMatchObject({ active: true, consecutiveFailures: 0, disabledReason: null });
     await run();
     expect(delivered(r)).toHaveLength(2);
   });
