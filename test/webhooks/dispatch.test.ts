@@ -236,6 +236,16 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     expect(log[2]!.error).toMatch(/no response within/);
   });
 
+  it('sends at most 10 deliveries of 100 signals per webhook per run, the rest next run', async () => {
+    const r = await receiver();
+    await webhook(r.url);
+    await ingest(Array.from({ length: 1_001 }, () => signal('tokyoMarkets')));
+    expect(await run()).toMatchObject({ deliveries: 10, signals: 1_000 });
+    expect(r.received.every((x) => x.body.signal_count === 100)).toBe(true);
+    expect(await run()).toMatchObject({ deliveries: 1, signals: 1 });
+    expect(new Set(delivered(r)).size).toBe(1_001);
+  });
+
   it('does not follow a redirect and counts it as a failure', async () => {
     const target = await receiver();
     const r = await receiver([{ redirect: target.url }]);
