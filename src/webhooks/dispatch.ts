@@ -71,7 +71,9 @@ export async function dispatchWebhooks(
       } catch (error) {
         deps.log.error('webhook dispatch failed', { webhook_id: webhook.id, error: String(error) });
       } finally {
-        await releaseLease(deps.db, webhook).catch(() => undefined);
+        await releaseLease(deps.db, webhook, deps.now()).catch((error: unknown) =>
+          deps.log.warn('webhook lease release failed', { webhook_id: webhook.id, error: String(error) }),
+        );
       }
     }
   };
@@ -107,12 +109,24 @@ async function claimDue(db: Database, now: Date, limit: number, exclude: string[
     .returning();
 }
 
-/** Gives the claim back, unless another run has taken it over since (its lease differs). */
-async function releaseLease(db: Database, webhook: WebhookRow): Promise<void> {
-  await db
-    .update(webhooks)
-    .set({ leaseUntil: null })
-    .where(and(eq(webhooks.id, webhook.id), eq(webhooks.leaseUntil, webhook.leaseUntil!)));
+/** How long the delivery log keeps attempts. */
+export const DELIVERY_LOG_DAYS = 30;
+
+/**
+ * Gives the claim back, unless another run has taken it over since (its lease differs), and
+ * trims this webhook's delivery log in the same round trip (an index range, never a scan).
+ */
+async function releaseLease(db: Database, webhook: WebhookRow, now: Date): Promise<void> {
+  const logCutoff = new Date(now.getTime() - DELIVERY_LOG_DAYS * 24 * 60 * MINUTE);
+  await db.execute(sql`
+    with pruned as (
+      delete from ${webhookDeliveries}
+      where ${webhookDeliveries.webhookId} = ${webhook.id}
+        and ${webhookDeliveries.attemptedAt} < ${logCutoff.toISOString()}::timestamptz
+    )
+    update ${webhooks} set lease_until = null
+    where ${webhooks.id} = ${webhook.id}
+      and ${webhooks.leaseUntil} = ${webhook.leaseUntil!.toISOString()}::timestamptz`);
 }
 
 /** What of the signals table a webhook's filters select; countries match when any is shared. */

@@ -6,12 +6,13 @@ import { loadConfig } from '../../src/config';
 import type { Database, DatabaseHandle } from '../../src/db/client';
 import { webhooks } from '../../src/db/schema';
 import { ingestSignals } from '../../src/ingest/pipeline';
-import { backoffMs, dispatchWebhooks, PAUSE_AFTER_MS } from '../../src/webhooks/dispatch';
+import { backoffMs, DELIVERY_LOG_DAYS, dispatchWebhooks, PAUSE_AFTER_MS } from '../../src/webhooks/dispatch';
 import { generateEncryptionKey } from '../../src/webhooks/crypto';
 import type { CreateWebhook } from '../../src/webhooks/schemas';
 import { createWebhook, findWebhook, recentDeliveries, updateWebhook } from '../../src/webhooks/service';
 import { FIXTURE } from '../support/fixture';
 import { backends, createKey, memoryLogger } from '../support/harness';
+import { openBackend } from './database';
 import { startReceiver, type Receiver, type Reply } from './receiver';
 
 const SECRET = 'test-secret-0123456789';
@@ -67,7 +68,7 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     r.received.filter((x) => x.reply === 200).flatMap((x) => x.body.signals.map((s) => s.id));
 
   beforeAll(async () => {
-    database = await backend.open();
+    database = await openBackend(backend);
     db = database.db;
   });
   afterEach(async () => {
@@ -288,6 +289,20 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
       disabledReason: null,
     });
     expect(resumed.nextAttemptAt.getTime()).toBeLessThanOrEqual(now());
+  });
+
+  it('keeps 30 days of delivery log and releases its lease after a run', async () => {
+    const r = await receiver();
+    const { key, row } = await webhook(r.url);
+    await ingest([signal('kyivStrike')]);
+    await run();
+    shift += (DELIVERY_LOG_DAYS + 1) * 24 * HOUR;
+    await ingest([signal('lvivGrid')]);
+    await run();
+    const log = await recentDeliveries(db, row.id);
+    expect(log).toHaveLength(1);
+    expect(log[0]!.signal_count).toBe(1);
+    expect((await findWebhook(db, key.id, row.id))!.leaseUntil).toBeNull();
   });
 
   it('sends nothing to a paused webhook, and resumes from its cursor', async () => {

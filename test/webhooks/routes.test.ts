@@ -5,6 +5,7 @@ import { pgliteDatabase } from '../../src/db/node';
 import { webhooks } from '../../src/db/schema';
 import { generateEncryptionKey } from '../../src/webhooks/crypto';
 import { admin, backends, createKey, startTestApp, type TestApp } from '../support/harness';
+import { openBackend } from './database';
 import { startReceiver, type Receiver } from './receiver';
 
 type Problem = { code: string; errors?: { path: string }[] };
@@ -265,7 +266,7 @@ describe.each(backends)('the webhook limit on $name', (backend) => {
   let database: DatabaseHandle;
   let app: TestApp;
   beforeAll(async () => {
-    database = await backend.open();
+    database = await openBackend(backend);
     app = await startTestApp(database.db);
   });
   afterAll(async () => {
