@@ -9,7 +9,7 @@ import { createScratchDatabase, testDatabaseUrl } from '../support/services';
 let bridge: Promise<NeonBridge> | undefined;
 
 /** Waits until the server has no session left on `name` (Neon's pool.end() returns earlier). */
-async function untilDisconnected(name: string): Promise<void> {
+export async function untilDisconnected(name: string): Promise<void> {
   const client = new pg.Client({ connectionString: testDatabaseUrl() });
   await client.connect();
   try {
