@@ -20,7 +20,6 @@ import { FIXTURE } from '../support/fixture';
 import { createKey } from '../support/harness';
 import { configureNeon, startNeonBridge, type NeonBridge } from '../support/neon-bridge';
 import { createScratchDatabase, testDatabaseUrl, type ScratchDatabase } from '../support/services';
-import { untilDisconnected } from './database';
 import { startReceiver, type Receiver } from './receiver';
 
 const SECRET = 'workerd-secret-0123456789';
@@ -66,7 +65,6 @@ describe.skipIf(!testDatabaseUrl())('the webhook Worker in workerd', () => {
     await mf?.dispose();
     await receiver?.close();
     await database?.close();
-    if (scratch) await untilDisconnected(new URL(scratch.url).pathname.slice(1));
     await scratch?.drop();
     await bridge?.close();
     if (outdir) rmSync(outdir, { recursive: true, force: true });

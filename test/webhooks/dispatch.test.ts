@@ -12,7 +12,6 @@ import type { CreateWebhook } from '../../src/webhooks/schemas';
 import { createWebhook, findWebhook, recentDeliveries, updateWebhook } from '../../src/webhooks/service';
 import { FIXTURE } from '../support/fixture';
 import { backends, createKey, memoryLogger } from '../support/harness';
-import { openBackend } from './database';
 import { startReceiver, type Receiver, type Reply } from './receiver';
 
 const SECRET = 'test-secret-0123456789';
@@ -68,7 +67,7 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     r.received.filter((x) => x.reply === 200).flatMap((x) => x.body.signals.map((s) => s.id));
 
   beforeAll(async () => {
-    database = await openBackend(backend);
+    database = await backend.open();
     db = database.db;
   });
   afterEach(async () => {

@@ -5,7 +5,6 @@ import { pgliteDatabase } from '../../src/db/node';
 import { webhooks } from '../../src/db/schema';
 import { generateEncryptionKey } from '../../src/webhooks/crypto';
 import { admin, backends, createKey, startTestApp, type TestApp } from '../support/harness';
-import { openBackend } from './database';
 import { startReceiver, type Receiver } from './receiver';
 
 type Problem = { code: string; errors?: { path: string }[] };
@@ -266,7 +265,7 @@ describe.each(backends)('the webhook limit on $name', (backend) => {
   let database: DatabaseHandle;
   let app: TestApp;
   beforeAll(async () => {
-    database = await openBackend(backend);
+    database = await backend.open();
     app = await startTestApp(database.db);
   });
   afterAll(async () => {
