@@ -8,9 +8,11 @@ import { ApiError, problemResponse } from './http/problem';
 import { securityHeaders } from './http/security';
 import { isUnavailable } from './http/unavailable';
 import { adminRoutes } from './routes/admin';
+import { adminWebhookRoutes } from './routes/admin-webhooks';
 import { keyRoutes } from './routes/keys';
 import { signalRoutes } from './routes/signals';
 import { systemRoutes } from './routes/system';
+import { webhookRoutes } from './routes/webhooks';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
@@ -89,6 +91,8 @@ export function createApp() {
   app.route('/', signalRoutes);
   app.route('/', keyRoutes);
   app.route('/', adminRoutes);
+  app.route('/', webhookRoutes);
+  app.route('/', adminWebhookRoutes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
     type: 'apiKey',

@@ -6,6 +6,8 @@ import { isEmpty, seedDemo } from './ingest/seed';
 import { hashKey } from './keys/key';
 import { findKeyByHash, issueKeyForEmail } from './keys/service';
 import { adminToken, nodeDeps, openDatabase, openStore, serveApp } from './node-runtime';
+import { nodeEncryptionKey } from './webhooks/node-key';
+import { startDispatchTimer } from './webhooks/schedule';
 
 const DEMO_EMAIL = 'demo@signal-intel.local';
 
@@ -33,7 +35,7 @@ async function main() {
     }
     throw error;
   }
-  config = { ...config, ADMIN_TOKEN: adminToken(config) };
+  config = { ...config, ADMIN_TOKEN: adminToken(config), WEBHOOK_ENCRYPTION_KEY: nodeEncryptionKey(config) };
   const embedded = !config.DATABASE_URL;
   console.log(
     embedded ? `Opening the embedded database in ${config.DATA_DIR}/ …` : 'Connecting to DATABASE_URL …',
@@ -48,6 +50,7 @@ async function main() {
   }
   const key = await demoKey(database.db, config);
   const running = await serveApp(deps, config.PORT);
+  const dispatcher = startDispatchTimer(deps);
   const base = config.PUBLIC_BASE_URL ?? `http://localhost:${running.port}`;
 
   console.log(`
@@ -61,6 +64,7 @@ Try:
 `);
 
   const shutdown = async () => {
+    await dispatcher.stop();
     await running.close();
     await database.close();
     process.exit(0);

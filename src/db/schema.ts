@@ -186,6 +186,9 @@ export const webhooks = pgTable(
     nextAttemptAt: timestamptz('next_attempt_at').notNull().defaultNow(),
     leaseUntil: timestamptz('lease_until'),
     pendingDeliveryId: uuid('pending_delivery_id'),
+    /** (ingested_at, id) of the last signal of the pending batch, so a retry sends the same signals. */
+    pendingUntilIngestedAt: timestamptz('pending_until_ingested_at'),
+    pendingUntilSignalId: uuid('pending_until_signal_id'),
     consecutiveFailures: integer('consecutive_failures').notNull().default(0),
     failingSince: timestamptz('failing_since'),
     lastDeliveryAt: timestamptz('last_delivery_at'),

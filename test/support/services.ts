@@ -43,6 +43,28 @@ async function adminQuery(serverUrl: string, sql: string): Promise<void> {
 }
 
 /**
+ * Waits (up to 5 s) until `name` has no sessions. A pool's end() (the Neon one above all) can
+ * resolve before the server has seen its sessions go, and a forced drop racing them surfaces as
+ * an unhandled FATAL 57P01 in the closing driver.
+ */
+async function untilNoSessions(serverUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    for (let i = 0; i < 100; i++) {
+      const { rows } = await client.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
+        [name],
+      );
+      if (rows[0]!.n === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * Creates a uniquely named database on the server behind `url` (typically
  * TEST_DATABASE_URL), so each test file gets an isolated database.
  */
@@ -57,6 +79,7 @@ export async function createScratchDatabase(url: string): Promise<ScratchDatabas
     async drop() {
       if (dropped) return;
       dropped = true;
+      await untilNoSessions(url, name);
       // WITH (FORCE) (Postgres 13+) terminates connections a test left open.
       await adminQuery(url, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     },

@@ -1,0 +1,397 @@
+import { and, asc, eq, inArray, isNull, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { signals, sources, webhookDeliveries, webhooks } from '../db/schema';
+import type { Deps } from '../deps';
+import { signalColumns, signalConditions, type SignalRow } from '../signals/query';
+import { webhookSignalJson } from '../signals/serialize';
+import type { Layer, Valence } from '../vocab';
+import { decryptSecret } from './crypto';
+import { sendDelivery, type AttemptResult } from './deliver';
+import type { DispatchSummary } from './schemas';
+import type { WebhookRow } from './service';
+
+export const BATCH_SIZE = 100;
+export const DELIVERIES_PER_RUN = 10;
+/** Failing this long (consecutive failures only) pauses a webhook. */
+export const PAUSE_AFTER_MS = 3 * 24 * 60 * 60 * 1000;
+const MINUTE = 60_000;
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+/** Retry delay after the n-th consecutive failure: 5, 10, 20, 40 … minutes, capped at 6 hours. */
+export function backoffMs(failures: number): number {
+  return Math.min(5 * 2 ** Math.max(failures - 1, 0), 360) * MINUTE;
+}
+
+export interface DispatchOptions {
+  /** Webhooks delivered to at once; Workers allow 6 open outbound connections per invocation. */
+  concurrency?: number;
+  /** Stop claiming new webhooks after this long, so a run fits its 5-minute slot. */
+  budgetMs?: number;
+  /** At most this many webhooks per run (Workers cap subrequests per invocation). */
+  maxWebhooks?: number;
+  timeoutMs?: number;
+  /** Extra margin under the oldest open transaction before a signal is read (clock skew). */
+  settleMs?: number;
+}
+
+type DispatchDeps = Pick<Deps, 'db' | 'config' | 'now' | 'fetch' | 'log'>;
+
+/**
+ * One dispatcher pass: claims due webhooks with a lease (so overlapping runs never send the
+ * same batch), sends each up to 10 batches of up to 100 matching signals, and moves each
+ * cursor only past what a receiver acknowledged with a 2xx. Used by the webhook Worker's cron,
+ * the Node server's timer and the admin endpoint.
+ */
+export async function dispatchWebhooks(
+  deps: DispatchDeps,
+  options: DispatchOptions = {},
+): Promise<DispatchSummary> {
+  const concurrency = options.concurrency ?? 6;
+  const budgetMs = options.budgetMs ?? 4 * MINUTE;
+  const maxWebhooks = options.maxWebhooks ?? 1_000;
+  const started = Date.now();
+  const summary: DispatchSummary = {
+    webhooks: 0,
+    deliveries: 0,
+    succeeded: 0,
+    failed: 0,
+    signals: 0,
+    paused: 0,
+  };
+  const seen: string[] = [];
+  // Each lane claims its next webhook only when it is free, so one slow receiver holds one
+  // lane, not a whole round of them.
+  const lane = async () => {
+    while (Date.now() - started < budgetMs && seen.length < maxWebhooks) {
+      const [webhook] = await claimDue(deps.db, deps.now(), 1, seen);
+      if (!webhook) return;
+      seen.push(webhook.id);
+      try {
+        await deliverWebhook(deps, webhook, options, summary);
+      } catch (error) {
+        deps.log.error('webhook dispatch failed', { webhook_id: webhook.id, error: String(error) });
+      } finally {
+        await releaseLease(deps.db, webhook, deps.now()).catch((error: unknown) =>
+          deps.log.warn('webhook lease release failed', { webhook_id: webhook.id, error: String(error) }),
+        );
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  summary.webhooks = seen.length;
+  return summary;
+}
+
+/** Long enough for 10 deliveries that each time out, so a live run never loses its claim. */
+const LEASE_MS = 5 * MINUTE;
+
+/** Leases up to `limit` due, active webhooks; rows another run holds are skipped, not waited for. */
+async function claimDue(db: Database, now: Date, limit: number, exclude: string[]): Promise<WebhookRow[]> {
+  const due = db
+    .select({ id: webhooks.id })
+    .from(webhooks)
+    .where(
+      and(
+        // Written as the partial index's own predicate, so the planner can use it.
+        sql`${webhooks.active}`,
+        lte(webhooks.nextAttemptAt, now),
+        or(isNull(webhooks.leaseUntil), lte(webhooks.leaseUntil, now)),
+        exclude.length ? notInArray(webhooks.id, exclude) : undefined,
+      ),
+    )
+    .orderBy(asc(webhooks.nextAttemptAt))
+    .limit(limit)
+    .for('update', { skipLocked: true });
+  return db
+    .update(webhooks)
+    .set({ leaseUntil: new Date(now.getTime() + LEASE_MS) })
+    .where(inArray(webhooks.id, due))
+    .returning();
+}
+
+/** How long the delivery log keeps attempts. */
+export const DELIVERY_LOG_DAYS = 30;
+
+/**
+ * Gives the claim back, unless another run has taken it over since (its lease differs), and
+ * trims this webhook's delivery log in the same round trip (an index range, never a scan).
+ */
+async function releaseLease(db: Database, webhook: WebhookRow, now: Date): Promise<void> {
+  const logCutoff = new Date(now.getTime() - DELIVERY_LOG_DAYS * 24 * 60 * MINUTE);
+  await db.execute(sql`
+    with pruned as (
+      delete from ${webhookDeliveries}
+      where ${webhookDeliveries.webhookId} = ${webhook.id}
+        and ${webhookDeliveries.attemptedAt} < ${logCutoff.toISOString()}::timestamptz
+    )
+    update ${webhooks} set lease_until = null
+    where ${webhooks.id} = ${webhook.id}
+      and ${webhooks.leaseUntil} = ${webhook.leaseUntil!.toISOString()}::timestamptz`);
+}
+
+/** What of the signals table a webhook's filters select; countries match when any is shared. */
+export function webhookConditions(
+  webhook: Pick<WebhookRow, 'layers' | 'minScore' | 'valence' | 'countryCodes'>,
+): SQL | undefined {
+  return and(
+    signalConditions({
+      layers: (webhook.layers as Layer[] | null) ?? undefined,
+      minScore: webhook.minScore ?? undefined,
+      valence: (webhook.valence as Valence | null) ?? undefined,
+    }),
+    webhook.countryCodes?.length
+      ? sql`${signals.countryCodes} && ARRAY[${sql.join(
+          webhook.countryCodes.map((code) => sql`${code}`),
+          sql`, `,
+        )}]::text[]`
+      : undefined,
+  );
+}
+
+/**
+ * The next batch: signals after the cursor that match, in ingest order, in one query. A retry
+ * reads exactly the pending range again. New batches read only below the start of the oldest
+ * open transaction (minus a margin): `ingested_at` is stamped at a transaction's start, so a
+ * row that commits late can never appear behind a cursor that has already moved past it.
+ * Transactions open for over 15 minutes are not waited for, so one stuck session (a forgotten
+ * psql) cannot stop every delivery; ingest transactions are far shorter.
+ */
+async function nextBatch(db: Database, webhook: WebhookRow, settleMs: number): Promise<SignalRow[]> {
+  const cursor = sql`(${signals.ingestedAt}, ${signals.id}) > (select w.cursor_ingested_at, coalesce(w.cursor_signal_id, ${NIL_UUID}::uuid) from webhooks w where w.id = ${webhook.id})`;
+  const bound = webhook.pendingDeliveryId
+    ? sql`(${signals.ingestedAt}, ${signals.id}) <= (select w.pending_until_ingested_at, w.pending_until_signal_id from webhooks w where w.id = ${webhook.id})`
+    : sql`${signals.ingestedAt} < least(
+        now() - make_interval(secs => ${settleMs / 1000}),
+        (select min(a.xact_start) from pg_stat_activity a
+          where a.datname = current_database() and a.pid <> pg_backend_pid()
+            and a.backend_type = 'client backend' and a.xact_start > now() - interval '15 minutes')
+      )`;
+  return db
+    .select(signalColumns)
+    .from(signals)
+    .innerJoin(sources, eq(sources.id, signals.sourceId))
+    .where(and(cursor, bound, webhookConditions(webhook)))
+    .orderBy(asc(signals.ingestedAt), asc(signals.id))
+    .limit(BATCH_SIZE);
+}
+
+/** The delivery body, exactly as the spec lists it. */
+export function deliveryBody(webhookId: string, firedAt: Date, rows: SignalRow[]): string {
+  return JSON.stringify({
+    webhook_id: webhookId,
+    fired_at: firedAt.toISOString(),
+    signal_count: rows.length,
+    signals: rows.map(webhookSignalJson),
+  });
+}
+
+async function deliverWebhook(
+  deps: DispatchDeps,
+  claimed: WebhookRow,
+  options: DispatchOptions,
+  summary: DispatchSummary,
+): Promise<void> {
+  const { db } = deps;
+  let secret: string | null = null;
+  try {
+    secret = claimed.secretCiphertext
+      ? await decryptSecret(claimed.secretCiphertext, deps.config.WEBHOOK_ENCRYPTION_KEY)
+      : null;
+  } catch (error) {
+    // Never send unsigned what the owner asked to have signed; fail (and in time pause) visibly.
+    deps.log.error('webhook secret unreadable', { webhook_id: claimed.id, error: String(error) });
+    const result = { ok: false, status: null, durationMs: 0, error: 'signing secret unreadable on our side' };
+    summary.failed += 1;
+    if (await recordFailure(db, claimed, result, deps.now())) summary.paused += 1;
+    return;
+  }
+  let webhook = claimed;
+  for (let round = 0; round < DELIVERIES_PER_RUN; round++) {
+    const batch = await nextBatch(db, webhook, options.settleMs ?? 1_000);
+    if (batch.length === 0) {
+      // A pending range can only come back empty if its signals were deleted: start afresh.
+      if (webhook.pendingDeliveryId) await clearPending(db, webhook.id);
+      return;
+    }
+    const last = batch[batch.length - 1]!;
+    const deliveryId = webhook.pendingDeliveryId ?? crypto.randomUUID();
+    if (!webhook.pendingDeliveryId) {
+      // Recorded before sending, so a crash mid-send retries the same batch under the same id.
+      webhook = await setPending(db, webhook.id, deliveryId, last.id);
+    }
+    const firedAt = deps.now();
+    const result = await sendDelivery(
+      { url: webhook.url, deliveryId, body: deliveryBody(webhook.id, firedAt, batch), secret },
+      {
+        fetch: deps.fetch,
+        allowInsecure: deps.config.WEBHOOK_ALLOW_INSECURE,
+        timeoutMs: options.timeoutMs,
+        timestamp: Math.floor(firedAt.getTime() / 1000),
+      },
+    );
+    summary.deliveries += 1;
+    await recordAttempt(db, webhook.id, deliveryId, batch.length, result, false, firedAt);
+    if (!result.ok) {
+      summary.failed += 1;
+      if (await recordFailure(db, webhook, result, deps.now())) summary.paused += 1;
+      return;
+    }
+    summary.succeeded += 1;
+    summary.signals += batch.length;
+    webhook = await recordSuccess(db, webhook.id, last.id, result, deps.now());
+    if (batch.length < BATCH_SIZE) return;
+  }
+}
+
+async function setPending(
+  db: Database,
+  id: string,
+  deliveryId: string,
+  lastSignalId: string,
+): Promise<WebhookRow> {
+  const [row] = await db
+    .update(webhooks)
+    .set({
+      pendingDeliveryId: deliveryId,
+      // Taken from the row itself: a JS Date would drop the microseconds of the timestamp.
+      pendingUntilIngestedAt: sql`(select s.ingested_at from signals s where s.id = ${lastSignalId})`,
+      pendingUntilSignalId: lastSignalId,
+    })
+    .where(eq(webhooks.id, id))
+    .returning();
+  return row!;
+}
+
+async function clearPending(db: Database, id: string): Promise<void> {
+  await db
+    .update(webhooks)
+    .set({ pendingDeliveryId: null, pendingUntilIngestedAt: null, pendingUntilSignalId: null })
+    .where(eq(webhooks.id, id));
+}
+
+async function recordAttempt(
+  db: Database,
+  webhookId: string,
+  deliveryId: string,
+  signalCount: number,
+  result: AttemptResult,
+  isTest: boolean,
+  at: Date,
+): Promise<void> {
+  await db.insert(webhookDeliveries).values({
+    webhookId,
+    deliveryId,
+    attemptedAt: at,
+    signalCount,
+    status: result.status,
+    durationMs: result.durationMs,
+    error: result.error,
+    ok: result.ok,
+    isTest,
+  });
+}
+
+/** Moves the cursor past the delivered batch and clears the failure state. */
+async function recordSuccess(
+  db: Database,
+  id: string,
+  lastSignalId: string,
+  result: AttemptResult,
+  now: Date,
+): Promise<WebhookRow> {
+  const [row] = await db
+    .update(webhooks)
+    .set({
+      cursorIngestedAt: sql`(select s.ingested_at from signals s where s.id = ${lastSignalId})`,
+      cursorSignalId: lastSignalId,
+      pendingDeliveryId: null,
+      pendingUntilIngestedAt: null,
+      pendingUntilSignalId: null,
+      consecutiveFailures: 0,
+      failingSince: null,
+      lastDeliveryAt: now,
+      lastStatus: result.status,
+      nextAttemptAt: now,
+    })
+    .where(eq(webhooks.id, id))
+    .returning();
+  return row!;
+}
+
+/** Schedules the retry by the backoff table; pauses after 3 days of failures. True if paused. */
+async function recordFailure(
+  db: Database,
+  webhook: WebhookRow,
+  result: AttemptResult,
+  now: Date,
+): Promise<boolean> {
+  const failures = webhook.consecutiveFailures + 1;
+  const failingSince = webhook.failingSince ?? now;
+  const pause = now.getTime() - failingSince.getTime() >= PAUSE_AFTER_MS;
+  await db
+    .update(webhooks)
+    .set({
+      consecutiveFailures: failures,
+      failingSince,
+      lastStatus: result.status,
+      nextAttemptAt: new Date(now.getTime() + backoffMs(failures)),
+      ...(pause
+        ? {
+            active: false,
+            disabledReason: `paused after failing since ${failingSince.toISOString()} (${failures} attempts); last error: ${result.error}`,
+          }
+        : {}),
+    })
+    .where(eq(webhooks.id, webhook.id));
+  return pause;
+}
+
+/** A signed sample delivery sent now; recorded as a test, it never touches cursor or failures. */
+export async function sendTestDelivery(
+  deps: DispatchDeps,
+  webhook: WebhookRow,
+  options: { timeoutMs?: number } = {},
+): Promise<AttemptResult & { deliveryId: string }> {
+  const secret = webhook.secretCiphertext
+    ? await decryptSecret(webhook.secretCiphertext, deps.config.WEBHOOK_ENCRYPTION_KEY)
+    : null;
+  const now = deps.now();
+  const deliveryId = crypto.randomUUID();
+  const body = deliveryBody(webhook.id, now, [sampleSignal(now)]);
+  const result = await sendDelivery(
+    { url: webhook.url, deliveryId, body, secret },
+    {
+      fetch: deps.fetch,
+      allowInsecure: deps.config.WEBHOOK_ALLOW_INSECURE,
+      timeoutMs: options.timeoutMs,
+      timestamp: Math.floor(now.getTime() / 1000),
+    },
+  );
+  await recordAttempt(deps.db, webhook.id, deliveryId, 1, result, true, now);
+  return { ...result, deliveryId };
+}
+
+function sampleSignal(now: Date): SignalRow {
+  return {
+    id: NIL_UUID,
+    threatLayer: 'cyber',
+    significanceScore: 7.5,
+    signalValence: 'update',
+    title: 'Test delivery',
+    contentDisplay: 'This is a test delivery from Signal Intelligence API; it is not a real signal.',
+    countryCodes: ['US'],
+    region: null,
+    city: null,
+    lat: null,
+    lng: null,
+    language: 'en',
+    publishedAt: now,
+    collectedAt: now,
+    ingestedAt: now,
+    isAnomaly: false,
+    sourceUrl: 'https://example.com/signal-intel/test-delivery',
+    sourceId: NIL_UUID,
+    sourceName: 'Test',
+    sourceTier: 'core',
+  };
+}

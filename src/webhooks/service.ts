@@ -1,0 +1,153 @@
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import type { Database } from '../db/client';
+import { apiKeys, webhookDeliveries, webhooks } from '../db/schema';
+import type { Layer, Valence } from '../vocab';
+import { encryptSecret } from './crypto';
+import { WEBHOOK_LIMIT, type CreateWebhook, type UpdateWebhook, type WebhookJson } from './schemas';
+
+export type WebhookRow = typeof webhooks.$inferSelect;
+
+/** The public record of a webhook; the secret never leaves the database. */
+export function webhookJson(row: WebhookRow): WebhookJson {
+  return {
+    id: row.id,
+    url: row.url,
+    name: row.name,
+    layers: (row.layers as Layer[] | null) ?? null,
+    min_score: row.minScore,
+    country_codes: row.countryCodes,
+    valence: (row.valence as Valence | null) ?? null,
+    active: row.active,
+    has_secret: row.secretCiphertext !== null,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    last_delivery_at: row.lastDeliveryAt?.toISOString() ?? null,
+    last_status: row.lastStatus,
+    consecutive_failures: row.consecutiveFailures,
+    disabled_reason: row.disabledReason,
+  };
+}
+
+/** The key's webhooks, oldest first. */
+export function listWebhooks(db: Database, keyId: string): Promise<WebhookRow[]> {
+  return db.select().from(webhooks).where(eq(webhooks.keyId, keyId)).orderBy(asc(webhooks.createdAt));
+}
+
+/** One webhook of the key, or null (also when it belongs to another key). */
+export async function findWebhook(db: Database, keyId: string, id: string): Promise<WebhookRow | null> {
+  const [row] = await db
+    .select()
+    .from(webhooks)
+    .where(and(eq(webhooks.id, id), eq(webhooks.keyId, keyId)));
+  return row ?? null;
+}
+
+/**
+ * Registers a webhook; null when the key already has the maximum. The key's row is locked
+ * for the count and insert, so concurrent creates cannot pass the limit together.
+ */
+export async function createWebhook(
+  db: Database,
+  keyId: string,
+  input: CreateWebhook,
+  encryptionKey: string | undefined,
+): Promise<WebhookRow | null> {
+  const secretCiphertext = input.secret ? await encryptSecret(input.secret, encryptionKey) : null;
+  return db.transaction(async (tx) => {
+    await tx.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.id, keyId)).for('update');
+    const [count] = await tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(webhooks)
+      .where(eq(webhooks.keyId, keyId));
+    if ((count?.n ?? 0) >= WEBHOOK_LIMIT) return null;
+    const [row] = await tx
+      .insert(webhooks)
+      .values({
+        keyId,
+        url: input.url,
+        name: input.name ?? null,
+        secretCiphertext,
+        layers: input.layers ?? null,
+        minScore: input.min_score ?? null,
+        countryCodes: input.country_codes ?? null,
+        valence: input.valence ?? null,
+      })
+      .returning();
+    return row!;
+  });
+}
+
+/**
+ * Applies an update. Changing the URL or a filter drops a pending (failing) batch, so the next
+ * delivery is built for the new settings under a new delivery id. Resuming clears the failure
+ * state so a paused webhook starts afresh, from where its cursor stopped.
+ */
+export async function updateWebhook(
+  db: Database,
+  keyId: string,
+  id: string,
+  input: UpdateWebhook,
+  now: Date,
+): Promise<WebhookRow | null> {
+  const set: Partial<typeof webhooks.$inferInsert> = { updatedAt: now };
+  if (input.url !== undefined) set.url = input.url;
+  if (input.name !== undefined) set.name = input.name;
+  if (input.layers !== undefined) set.layers = input.layers;
+  if (input.min_score !== undefined) set.minScore = input.min_score;
+  if (input.country_codes !== undefined) set.countryCodes = input.country_codes;
+  if (input.valence !== undefined) set.valence = input.valence;
+  const reshaped = ['url', 'layers', 'min_score', 'country_codes', 'valence'].some((field) => field in input);
+  if (reshaped)
+    Object.assign(set, { pendingDeliveryId: null, pendingUntilIngestedAt: null, pendingUntilSignalId: null });
+  if (input.active !== undefined) {
+    set.active = input.active;
+    if (input.active) {
+      // Only a real resume clears the failure state; `active: true` on a running webhook must
+      // not skip its backoff or postpone its pause.
+      const resumed = <T>(fresh: T, column: AnyPgColumn) =>
+        sql`case when ${webhooks.active} then ${column} else ${fresh} end`;
+      Object.assign(set, {
+        consecutiveFailures: resumed(0, webhooks.consecutiveFailures),
+        failingSince: resumed(null, webhooks.failingSince),
+        disabledReason: resumed(null, webhooks.disabledReason),
+        nextAttemptAt: resumed(now, webhooks.nextAttemptAt),
+      });
+    }
+  }
+  const [row] = await db
+    .update(webhooks)
+    .set(set)
+    .where(and(eq(webhooks.id, id), eq(webhooks.keyId, keyId)))
+    .returning();
+  return row ?? null;
+}
+
+/** Deletes a webhook of the key (its delivery log goes with it); false when not found. */
+export async function deleteWebhook(db: Database, keyId: string, id: string): Promise<boolean> {
+  const rows = await db
+    .delete(webhooks)
+    .where(and(eq(webhooks.id, id), eq(webhooks.keyId, keyId)))
+    .returning({ id: webhooks.id });
+  return rows.length > 0;
+}
+
+/** The most recent delivery attempts of a webhook, newest first. */
+export async function recentDeliveries(db: Database, webhookId: string, limit = 50) {
+  const rows = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.webhookId, webhookId))
+    .orderBy(desc(webhookDeliveries.attemptedAt))
+    .limit(limit);
+  return rows.map((row) => ({
+    attempted_at: row.attemptedAt.toISOString(),
+    delivery_id: row.deliveryId,
+    signal_count: row.signalCount,
+    status: row.status,
+    ok: row.ok,
+    duration_ms: row.durationMs,
+    error: row.error,
+    test: row.isTest,
+  }));
+}

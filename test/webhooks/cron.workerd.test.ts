@@ -1,0 +1,105 @@
+/**
+ * The webhook Worker itself, bundled by wrangler and run in workerd (Miniflare): its
+ * `scheduled` handler dispatches from the CI Postgres, reached through the Neon driver and the
+ * test WebSocket bridge, to a receiver on loopback.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { migrate } from 'drizzle-orm/neon-serverless/migrator';
+import { Miniflare } from 'miniflare';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { neonDatabase, type DatabaseHandle } from '../../src/db/client';
+import { MIGRATIONS_FOLDER } from '../../src/db/node';
+import { ingestSignals } from '../../src/ingest/pipeline';
+import { generateEncryptionKey } from '../../src/webhooks/crypto';
+import { createWebhook, findWebhook } from '../../src/webhooks/service';
+import { FIXTURE } from '../support/fixture';
+import { createKey } from '../support/harness';
+import { configureNeon, startNeonBridge, type NeonBridge } from '../support/neon-bridge';
+import { createScratchDatabase, testDatabaseUrl, type ScratchDatabase } from '../support/services';
+import { startReceiver, type Receiver } from './receiver';
+
+const SECRET = 'workerd-secret-0123456789';
+
+describe.skipIf(!testDatabaseUrl())('the webhook Worker in workerd', () => {
+  let bridge: NeonBridge;
+  let scratch: ScratchDatabase;
+  let database: DatabaseHandle;
+  let receiver: Receiver;
+  let mf: Miniflare;
+  let outdir: string;
+  const encryptionKey = generateEncryptionKey();
+
+  beforeAll(async () => {
+    outdir = mkdtempSync(join(tmpdir(), 'webhooks-worker-'));
+    execFileSync('npx', ['wrangler', 'deploy', '--dry-run', '--env', 'webhooks', '--outdir', outdir], {
+      env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+      stdio: 'pipe',
+    });
+    bridge = await startNeonBridge();
+    configureNeon(bridge.port);
+    scratch = await createScratchDatabase(testDatabaseUrl()!);
+    database = neonDatabase(scratch.url);
+    await migrate(database.db as never, { migrationsFolder: MIGRATIONS_FOLDER });
+    receiver = await startReceiver();
+    mf = new Miniflare({
+      modules: [{ type: 'ESModule', path: join(outdir, 'cron.js') }],
+      modulesRoot: outdir,
+      compatibilityDate: '2026-04-20',
+      compatibilityFlags: ['nodejs_compat'],
+      bindings: {
+        DATABASE_URL: scratch.url,
+        NEON_WS_PROXY: `localhost:${bridge.port}/v1`,
+        WEBHOOK_ENCRYPTION_KEY: encryptionKey,
+        WEBHOOK_ALLOW_INSECURE: 'true',
+        LOG_LEVEL: 'warn',
+      },
+    });
+    await mf.ready;
+  }, 120_000);
+
+  afterAll(async () => {
+    await mf?.dispose();
+    await receiver?.close();
+    await database?.close();
+    await scratch?.drop();
+    await bridge?.close();
+    if (outdir) rmSync(outdir, { recursive: true, force: true });
+  });
+
+  it('delivers new matching signals, signed, from its scheduled handler', async () => {
+    const key = await createKey(database.db);
+    const webhook = (await createWebhook(
+      database.db,
+      key.id,
+      { url: receiver.url, secret: SECRET, layers: ['cyber'] },
+      encryptionKey,
+    ))!;
+    const stamp = Date.now();
+    const ingested = await ingestSignals(database.db, [
+      { ...FIXTURE.lyonHospital, source_url: `https://wire.example.com/workerd/${stamp}-1` },
+      { ...FIXTURE.kyivStrike, source_url: `https://wire.example.com/workerd/${stamp}-2` },
+    ]);
+    expect(ingested.accepted).toBe(2);
+    // The dispatcher reads only rows older than its settling margin.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+
+    const worker = await mf.getWorker();
+    await worker.scheduled({ cron: '*/5 * * * *' });
+
+    expect(receiver.received).toHaveLength(1);
+    const { raw, headers, body } = receiver.received[0]!;
+    expect(body).toMatchObject({ webhook_id: webhook.id, signal_count: 1 });
+    expect(headers['x-service-signature-256']).toBe(
+      `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}`,
+    );
+    const state = (await findWebhook(database.db, key.id, webhook.id))!;
+    expect(state).toMatchObject({ lastStatus: 200, consecutiveFailures: 0, leaseUntil: null });
+
+    await worker.scheduled({ cron: '*/5 * * * *' });
+    expect(receiver.received).toHaveLength(1);
+  });
+});
