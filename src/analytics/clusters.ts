@@ -10,6 +10,8 @@ import { DAY_MS, iso, windowOf } from './sql';
  */
 export const CLUSTERING = {
   minSimilarity: 0.3,
+  /** ...and it shares at least this many features with the cluster, so one word never links. */
+  minShared: 2,
   /** Entities name a story; title terms mostly describe its kind, so they weigh less. */
   entityWeight: 2,
   termWeight: 0.5,
@@ -51,13 +53,14 @@ export interface ClusterSignal {
 
 /**
  * Groups signals into narrative clusters, per layer. Features of a signal are its extracted
- * entities and title terms (minus those in over half of the layer's signals), weighted by
+ * entities and title terms (minus those in a single signal or in over half of the layer's), weighted by
  * idf = ln(N / df). Signals are taken strongest first (score, then time, then id); each joins
  * the cluster maximising
  *
  *   similarity = Σ_f idf(f) · (members of the cluster having f / cluster size) / Σ_f idf(f)
  *
- * over its features f, if that is ≥ 0.3, else founds a new one. Comparing with the whole
+ * over its features f (entities weigh 2, title terms 0.5), if that is ≥ 0.3 and at least 2 of its
+ * features occur in the cluster; otherwise it founds a new one. Comparing with the whole
  * cluster, not with any one member, keeps a chain of pairwise look-alikes from merging stories.
  */
 export function buildClusters(input: ClusterSignal[], minSignals: number) {
@@ -93,6 +96,8 @@ export function buildClusters(input: ClusterSignal[], minSignals: number) {
         const candidates = new Set(feats.flatMap((f) => [...(groupsWith.get(f) ?? [])]));
         for (const g of [...candidates].sort((a, b) => a - b)) {
           const group = groups[g]!;
+          const shared = feats.filter((f) => group.counts.has(f)).length;
+          if (shared < CLUSTERING.minShared) continue;
           const similarity =
             feats.reduce((sum, f) => sum + idf(f) * ((group.counts.get(f) ?? 0) / group.members.length), 0) /
             weight;
