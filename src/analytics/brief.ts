@@ -63,29 +63,28 @@ export async function briefData(db: Database, now: Date): Promise<BriefData> {
   const start = new Date(now.getTime() - BRIEF.windowHours * HOUR_MS);
   const [s, e] = [start.toISOString(), now.toISOString()];
   const inWindow = sql`published_at > ${s}::timestamptz AND published_at <= ${e}::timestamptz`;
-  const [signalRows, entityRows, totals] = await Promise.all([
-    queryRows<SignalRow>(
-      db,
-      sql`SELECT id, threat_layer, significance_score::float8 AS significance_score, signal_valence, title, country_codes,
+  // Sequential on purpose: one connection per request is what a Worker's Neon pool should hold.
+  const signalRows = await queryRows<SignalRow>(
+    db,
+    sql`SELECT id, threat_layer, significance_score::float8 AS significance_score, signal_valence, title, country_codes,
                  is_anomaly, published_at
           FROM signals WHERE ${inWindow}
           ORDER BY significance_score DESC, published_at DESC, id LIMIT 500`,
-    ),
-    queryRows<EntityRow>(
-      db,
-      sql`SELECT e.name, e.type, count(*)::int AS signal_count
+  );
+  const entityRows = await queryRows<EntityRow>(
+    db,
+    sql`SELECT e.name, e.type, count(*)::int AS signal_count
           FROM signals sg JOIN signal_entities se ON se.signal_id = sg.id JOIN entities e ON e.id = se.entity_id
           WHERE sg.published_at > ${s}::timestamptz AND sg.published_at <= ${e}::timestamptz
           GROUP BY e.name, e.type ORDER BY count(*) DESC, e.name LIMIT ${BRIEF.entities}`,
-    ),
-    queryRows<TotalsRow>(
-      db,
-      sql`SELECT count(*)::int AS signal_count, (count(*) FILTER (WHERE signal_valence = 'crisis'))::int AS crisis_count,
+  );
+  const totals = await queryRows<TotalsRow>(
+    db,
+    sql`SELECT count(*)::int AS signal_count, (count(*) FILTER (WHERE signal_valence = 'crisis'))::int AS crisis_count,
                  (count(*) FILTER (WHERE is_anomaly))::int AS anomaly_count,
                  (SELECT count(DISTINCT c)::int FROM signals, unnest(country_codes) c WHERE ${inWindow}) AS country_count
           FROM signals WHERE ${inWindow}`,
-    ),
-  ]);
+  );
   return {
     start,
     end: now,

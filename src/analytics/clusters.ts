@@ -17,6 +17,8 @@ export const CLUSTERING = {
   termWeight: 0.5,
   /** Features in more than this share of a layer's signals say nothing about a story. */
   maxDocumentShare: 0.5,
+  /** ...but in a small layer a shared feature is exactly what makes a story. */
+  minSignalsForShare: 20,
   maxClusters: 50,
   topFeatures: 5,
 } as const;
@@ -53,9 +55,9 @@ export interface ClusterSignal {
 
 /**
  * Groups signals into narrative clusters, per layer. Features of a signal are its extracted
- * entities and title terms (minus those in a single signal or in over half of the layer's), weighted by
- * idf = ln(N / df). Signals are taken strongest first (score, then time, then id); each joins
- * the cluster maximising
+ * entities and title terms, minus those in a single signal (and, in a layer of 20 or more
+ * signals, those in over half of them), weighted by idf = ln(1 + N / df). Signals are taken
+ * strongest first (score, then time, then id); each joins the cluster maximising
  *
  *   similarity = Σ_f idf(f) · (members of the cluster having f / cluster size) / Σ_f idf(f)
  *
@@ -80,9 +82,10 @@ export function buildClusters(input: ClusterSignal[], minSignals: number) {
     );
     const df = new Map<string, number>();
     for (const set of features) for (const f of set) df.set(f, (df.get(f) ?? 0) + 1);
-    const maxDf = Math.max(2, Math.floor(list.length * CLUSTERING.maxDocumentShare));
+    const maxDf =
+      list.length >= CLUSTERING.minSignalsForShare ? list.length * CLUSTERING.maxDocumentShare : list.length;
     const idf = (f: string) =>
-      Math.log(list.length / df.get(f)!) *
+      Math.log(1 + list.length / df.get(f)!) *
       (f.startsWith('entity:') ? CLUSTERING.entityWeight : CLUSTERING.termWeight);
     const useful = features.map((set) => [...set].filter((f) => df.get(f)! <= maxDf && df.get(f)! >= 2));
 

@@ -59,19 +59,19 @@ export async function entityView(
       WHERE se.entity_id IN (${idList}) AND sg.published_at > ${s}::timestamptz AND sg.published_at <= ${e}::timestamptz
       GROUP BY se.signal_id`;
 
-  const [page, counts] = await Promise.all([
-    queryRows<SignalRow>(
-      db,
-      sql`WITH m AS (${scope})
+  // Sequential on purpose: one connection per request is what a Worker's Neon pool should hold.
+  const page = await queryRows<SignalRow>(
+    db,
+    sql`WITH m AS (${scope})
           SELECT sg.id, sg.threat_layer, sg.significance_score::float8 AS significance_score, sg.signal_valence, sg.title,
                  sg.country_codes, sg.published_at, sg.source_url, m.mentions, count(*) OVER ()::int AS total
           FROM m JOIN signals sg ON sg.id = m.signal_id
           ORDER BY sg.published_at DESC, sg.id
           LIMIT ${q.limit + 1} OFFSET ${q.offset}`,
-    ),
-    queryRows<CountRow>(
-      db,
-      sql`WITH m AS (${scope}),
+  );
+  const counts = await queryRows<CountRow>(
+    db,
+    sql`WITH m AS (${scope}),
           co AS (SELECT se.signal_id, se.entity_id FROM signal_entities se JOIN m ON m.signal_id = se.signal_id
                  WHERE se.entity_id NOT IN (${idList})),
           top AS (SELECT entity_id, count(*)::int AS n FROM co GROUP BY entity_id
@@ -89,8 +89,7 @@ export async function entityView(
             JOIN top ta ON ta.entity_id = x.entity_id JOIN top tb ON tb.entity_id = y.entity_id
             JOIN entities ea ON ea.id = x.entity_id JOIN entities eb ON eb.id = y.entity_id
             GROUP BY 2, 3`,
-    ),
-  ]);
+  );
 
   const total = page[0]?.total ?? (q.offset > 0 ? await countOnly(db, scope) : 0);
   const center = matches[0]!;
