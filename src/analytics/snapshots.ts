@@ -44,8 +44,9 @@ export async function listSnapshots(db: Database, q: SnapshotQuery) {
     hasMore: rows.length > q.limit,
     rows: rows.slice(0, q.limit).map((r) => ({
       bucket: iso(r.bucket)!,
-      region: r.region === '' ? null : r.region,
-      threat_layer: r.threat_layer,
+      // Ingest writes only vocabulary values here ('' for signals without a country).
+      region: r.region === '' ? null : (r.region as Region),
+      threat_layer: r.threat_layer as Layer,
       composite_score: compositeScore({
         signalCount: r.signal_count,
         scoreSum: r.score_sum,

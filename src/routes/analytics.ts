@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { etag } from 'hono/etag';
 import { compoundCrises, type WindowType } from '../analytics/crises';
 import { listSnapshots } from '../analytics/snapshots';
 import { listSources } from '../analytics/sources';
@@ -289,9 +290,10 @@ const statsRoute = createRoute({
   summary: 'Platform statistics',
   description:
     'Signal volumes, sources by tier, language coverage and layer breakdown. Public; cached 10 minutes.',
-  middleware: [access('public')] as const,
+  middleware: [access('public'), etag()] as const,
   responses: {
     200: { description: 'The statistics.', content: { 'application/json': { schema: StatsSchema } } },
+    304: { description: 'Not modified: `If-None-Match` matched the `ETag`.' },
     ...errors(401, 429, 503),
   },
 });
@@ -314,11 +316,7 @@ export const analyticsRoutes = createRouter()
       {
         window: windowOf(bucketStart, end),
         granularity: 'hour' as const,
-        data: result.rows.map((r) => ({
-          ...r,
-          region: r.region as (typeof REGIONS)[number] | null,
-          threat_layer: r.threat_layer as (typeof LAYERS)[number],
-        })),
+        data: result.rows,
         has_more: result.hasMore,
       },
       200,

@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { etag } from 'hono/etag';
 import { watchBrief } from '../analytics/brief';
 import { narrativeClusters } from '../analytics/clusters';
 import { entityView } from '../analytics/entity';
@@ -42,7 +43,7 @@ const clustersRoute = createRoute({
   summary: 'Narrative clusters',
   description:
     'Signals of one layer linked by shared entities and title terms (≥ 2 shared, Jaccard ≥ 0.2), grouped into connected components and scored by local significance. At most 50 clusters, best first. Public.',
-  middleware: [access('public')] as const,
+  middleware: [access('public'), etag()] as const,
   request: {
     query: z.object({
       days: intParam(1, 30)
@@ -73,6 +74,7 @@ const clustersRoute = createRoute({
         },
       },
     },
+    304: { description: 'Not modified: `If-None-Match` matched the `ETag`.' },
     ...errors(400, 401, 429, 503),
   },
 });

@@ -426,6 +426,34 @@ describe.each(backends)('analytics endpoints on $name', (backend) => {
     expect(body.signal_ids.length).toBeGreaterThan(0);
   });
 
+  it.each(['/api/v1/stats', '/api/v1/clusters?days=7'])(
+    '%s sends an ETag and answers If-None-Match with 304',
+    async (path) => {
+      const first = await app.fetch(path);
+      expect(first.status).toBe(200);
+      const tag = first.headers.get('etag');
+      expect(tag).toBeTruthy();
+      const again = await app.fetch(path, { headers: { 'If-None-Match': tag! } });
+      expect(again.status).toBe(304);
+      expect(await again.text()).toBe('');
+    },
+  );
+
+  it('the OpenAPI document describes every analytics route with the statuses it sends', async () => {
+    const doc = (await get('/api/v1/openapi.json', false)).body;
+    const statuses = (path: string) => Object.keys(doc.paths[path].get.responses).sort();
+    expect(statuses('/api/v1/snapshots')).toEqual(['200', '400', '401', '429', '503']);
+    expect(statuses('/api/v1/sources')).toEqual(['200', '400', '401', '429', '503']);
+    expect(statuses('/api/v1/trending')).toEqual(['200', '401', '429', '503']);
+    expect(statuses('/api/v1/compound-crises')).toEqual(['200', '400', '401', '429', '503']);
+    expect(statuses('/api/v1/clusters')).toEqual(['200', '304', '400', '401', '429', '503']);
+    expect(statuses('/api/v1/entity')).toEqual(['200', '400', '401', '404', '429', '503']);
+    expect(statuses('/api/v1/brief')).toEqual(['200', '401', '429', '503']);
+    expect(statuses('/api/v1/stats')).toEqual(['200', '304', '401', '429', '503']);
+    expect(doc.paths['/api/v1/stats'].get.security).toBeUndefined();
+    expect(doc.paths['/api/v1/brief'].get.security).toBeDefined();
+  });
+
   it.each([
     ['/api/v1/snapshots?limit=501', 'limit'],
     ['/api/v1/snapshots?limit=0', 'limit'],
