@@ -23,8 +23,14 @@ interface Entry<T> {
 const inFlightByStore = new WeakMap<Store, Map<string, Promise<Entry<unknown>>>>();
 
 const LOCK_SECONDS = 30;
-const WAIT_STEPS = 40;
 const WAIT_STEP_MS = 100;
+
+export interface CacheOptions {
+  /** The clock for the entry's age (epoch ms). */
+  now?: () => number;
+  /** How long a process without the lock waits for the holder's value before computing itself. */
+  waitMs?: number;
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -47,7 +53,7 @@ export async function cachedValue<T>(
   key: string,
   ttlSeconds: number,
   compute: () => Promise<T>,
-  now: () => number = Date.now,
+  { now = Date.now, waitMs = 4000 }: CacheOptions = {},
 ): Promise<{ value: T; at: number; hit: boolean }> {
   const cacheKey = `cache:${key}`;
   const hit = await safely(() => store.get<Entry<T>>(cacheKey), null);
@@ -64,7 +70,7 @@ export async function cachedValue<T>(
       null,
     );
     if (lock && !lock.success) {
-      for (let i = 0; i < WAIT_STEPS; i++) {
+      for (let waited = 0; waited < waitMs; waited += WAIT_STEP_MS) {
         await sleep(WAIT_STEP_MS);
         const ready = await safely(() => store.get<Entry<T>>(cacheKey), null);
         if (ready) return ready;
@@ -93,10 +99,11 @@ export async function cached<T>(
   ttlSeconds: number,
   compute: () => Promise<T>,
   visibility: 'public' | 'private',
+  waitMs?: number,
 ): Promise<T> {
   const { store, now } = c.env.deps;
   const clock = () => now().getTime();
-  const result = await cachedValue(store, key, ttlSeconds, compute, clock);
+  const result = await cachedValue(store, key, ttlSeconds, compute, { now: clock, waitMs });
   const age = Math.max(0, Math.floor((clock() - result.at) / 1000));
   const maxAge = Math.max(0, ttlSeconds - age);
   c.header('Cache-Control', `${visibility}, max-age=${maxAge}`);

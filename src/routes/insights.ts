@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { etag } from 'hono/etag';
-import { watchBrief } from '../analytics/brief';
+import { BRIEF, watchBrief } from '../analytics/brief';
 import { narrativeClusters } from '../analytics/clusters';
 import { entityView } from '../analytics/entity';
 import { access } from '../http/auth';
@@ -259,6 +259,8 @@ export const insightRoutes = createRouter()
       CACHE_TTL.brief,
       () => watchBrief(db, now(), { fetch: c.env.deps.fetch, llm, log }),
       'private',
+      // Another process holding the lock may be waiting on the LLM for its whole time limit.
+      BRIEF.llmTimeoutMs + 2000,
     );
     return c.json(value, 200);
   });

@@ -53,11 +53,11 @@ describe('cachedValue', () => {
     const store = memoryStore(() => now);
     let calls = 0;
     const compute = async () => ++calls;
-    await cachedValue(store, 'ttl', 300, compute, () => now);
+    await cachedValue(store, 'ttl', 300, compute, { now: () => now });
     now += 299_000;
-    expect((await cachedValue(store, 'ttl', 300, compute, () => now)).value).toBe(1);
+    expect((await cachedValue(store, 'ttl', 300, compute, { now: () => now })).value).toBe(1);
     now += 2_000;
-    expect((await cachedValue(store, 'ttl', 300, compute, () => now)).value).toBe(2);
+    expect((await cachedValue(store, 'ttl', 300, compute, { now: () => now })).value).toBe(2);
   });
 
   it('fails open: a broken store never fails the read', async () => {
