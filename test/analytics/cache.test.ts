@@ -1,4 +1,10 @@
+import type { SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { describe, expect, it } from 'vitest';
+import { pgliteDatabase } from '../../src/db/node';
+import { ingestSignals } from '../../src/ingest/pipeline';
+import { fixtureItems } from '../support/fixture';
+import { createKey, startTestApp } from '../support/harness';
 import { cachedValue } from '../../src/http/cache';
 import { memoryStore } from '../../src/store/memory';
 import type { Store } from '../../src/store/types';
@@ -70,5 +76,44 @@ describe('cachedValue', () => {
       ping: () => Promise.reject(new Error('down')),
     };
     expect(await cachedValue(broken, 'x', 60, async () => 42)).toMatchObject({ value: 42, hit: false });
+  });
+});
+
+describe('cached endpoints over HTTP', () => {
+  it('20 concurrent requests for a cold /api/v1/trending run its query once and agree', async () => {
+    const database = await pgliteDatabase();
+    try {
+      await ingestSignals(database.db, fixtureItems());
+      let trendingQueries = 0;
+      // Counts the trending query as it reaches the database; everything else passes through.
+      const counted = new Proxy(database.db, {
+        get(target, prop, receiver) {
+          const value = Reflect.get(target, prop, receiver);
+          if (prop !== 'execute') return typeof value === 'function' ? value.bind(target) : value;
+          return (query: SQL) => {
+            const text = new PgDialect().sqlToQuery(query).sql;
+            if (!text.includes('AS country')) return value.call(target, query);
+            trendingQueries += 1;
+            // A slow query widens the window in which the other requests find the cache cold.
+            return new Promise((resolve) => setTimeout(resolve, 300)).then(() => value.call(target, query));
+          };
+        },
+      });
+      const app = await startTestApp(counted, { deps: { now: () => new Date('2026-11-21T12:00:00Z') } });
+      try {
+        const { key } = await createKey(database.db, 'pro');
+        const responses = await Promise.all(
+          Array.from({ length: 20 }, () => app.fetch('/api/v1/trending', { headers: { 'X-Api-Key': key } })),
+        );
+        expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
+        const bodies = await Promise.all(responses.map((r) => r.text()));
+        expect(new Set(bodies).size).toBe(1);
+        expect(trendingQueries).toBe(1);
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await database.close();
+    }
   });
 });
