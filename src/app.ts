@@ -9,6 +9,8 @@ import { securityHeaders } from './http/security';
 import { isUnavailable } from './http/unavailable';
 import { adminRoutes } from './routes/admin';
 import { adminWebhookRoutes } from './routes/admin-webhooks';
+import { analyticsRoutes } from './routes/analytics';
+import { insightRoutes } from './routes/insights';
 import { keyRoutes } from './routes/keys';
 import { signalRoutes } from './routes/signals';
 import { systemRoutes } from './routes/system';
@@ -37,7 +39,11 @@ function handleError(error: Error, c: Context<AppEnv>): Response {
         ? new ApiError(413, 'payload_too_large', error.message)
         : error.status === 415
           ? new ApiError(415, 'unsupported_media_type', 'Send the body as application/json.')
-          : new ApiError(400, /json/i.test(error.message) ? 'invalid_json' : 'invalid_request', error.message);
+          : new ApiError(
+              400,
+              /json/i.test(error.message) ? 'invalid_json' : 'invalid_request',
+              error.message,
+            );
     return problemResponse(c, problem);
   }
   const log = c.env?.deps?.log;
@@ -93,6 +99,8 @@ export function createApp() {
   app.route('/', adminRoutes);
   app.route('/', webhookRoutes);
   app.route('/', adminWebhookRoutes);
+  app.route('/', analyticsRoutes);
+  app.route('/', insightRoutes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
     type: 'apiKey',

@@ -1,0 +1,113 @@
+import type { Context } from 'hono';
+import type { AppEnv } from '../deps';
+import type { Store } from '../store/types';
+
+/** Store lifetimes of the cached endpoints, in seconds (spec, "Limits"). */
+export const CACHE_TTL = {
+  trending: 600,
+  compoundCrises: 300,
+  brief: 900,
+  stats: 600,
+} as const;
+
+interface Entry<T> {
+  value: T;
+  /** Epoch ms at which the value was computed. */
+  at: number;
+}
+
+/**
+ * Misses being computed in this isolate/process, per store, so concurrent callers share one
+ * computation. Module-level on purpose: it only ever holds promises still running.
+ */
+const inFlightByStore = new WeakMap<Store, Map<string, Promise<Entry<unknown>>>>();
+
+const LOCK_SECONDS = 30;
+const WAIT_STEP_MS = 100;
+
+export interface CacheOptions {
+  /** The clock for the entry's age (epoch ms). */
+  now?: () => number;
+  /** How long a process without the lock waits for the holder's value before computing itself. */
+  waitMs?: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A store failure must never fail the read: the value is computed instead (fail open). */
+async function safely<T>(work: () => Promise<T>, fallback: T): Promise<T> {
+  try {
+    return await work();
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * Reads `key` from the store or computes it once. Within a process, concurrent misses share a
+ * promise; across processes, a one-hit limiter bucket acts as a short lock so only its holder
+ * computes while the others poll the store for a while before computing themselves.
+ */
+export async function cachedValue<T>(
+  store: Store,
+  key: string,
+  ttlSeconds: number,
+  compute: () => Promise<T>,
+  { now = Date.now, waitMs = 4000 }: CacheOptions = {},
+): Promise<{ value: T; at: number; hit: boolean }> {
+  const cacheKey = `cache:${key}`;
+  const hit = await safely(() => store.get<Entry<T>>(cacheKey), null);
+  if (hit) return { ...hit, hit: true };
+
+  let inFlight = inFlightByStore.get(store);
+  if (!inFlight) inFlightByStore.set(store, (inFlight = new Map()));
+  let pending = inFlight.get(cacheKey) as Promise<Entry<T>> | undefined;
+  if (pending) return { ...(await pending), hit: false };
+
+  pending = (async () => {
+    const lock = await safely(
+      () => store.limit({ name: 'cache-lock', limit: 1, windowSeconds: LOCK_SECONDS }, cacheKey),
+      null,
+    );
+    if (lock && !lock.success) {
+      for (let waited = 0; waited < waitMs; waited += WAIT_STEP_MS) {
+        await sleep(WAIT_STEP_MS);
+        const ready = await safely(() => store.get<Entry<T>>(cacheKey), null);
+        if (ready) return ready;
+      }
+    }
+    const entry: Entry<T> = { value: await compute(), at: now() };
+    await safely(() => store.set(cacheKey, entry, ttlSeconds), undefined);
+    return entry;
+  })();
+  inFlight.set(cacheKey, pending);
+  try {
+    return { ...(await pending), hit: false };
+  } finally {
+    inFlight.delete(cacheKey);
+  }
+}
+
+/**
+ * Serves a cached endpoint: the value from the store (or computed once), with a
+ * `Cache-Control` whose `max-age` is the lifetime left, so no client or edge keeps it longer
+ * than the store does. Keyed endpoints are `private` so a shared cache never skips the key check.
+ */
+export async function cached<T>(
+  c: Context<AppEnv>,
+  key: string,
+  ttlSeconds: number,
+  compute: () => Promise<T>,
+  visibility: 'public' | 'private',
+  waitMs?: number,
+): Promise<T> {
+  const { store, now } = c.env.deps;
+  const clock = () => now().getTime();
+  const result = await cachedValue(store, key, ttlSeconds, compute, { now: clock, waitMs });
+  const age = Math.max(0, Math.floor((clock() - result.at) / 1000));
+  const maxAge = Math.max(0, ttlSeconds - age);
+  c.header('Cache-Control', `${visibility}, max-age=${maxAge}`);
+  c.header('Age', String(Math.min(age, ttlSeconds)));
+  c.header('X-Cache', result.hit ? 'HIT' : 'MISS');
+  return result.value;
+}
