@@ -8,6 +8,7 @@ import { ApiError, problemResponse } from './http/problem';
 import { securityHeaders } from './http/security';
 import { isUnavailable } from './http/unavailable';
 import { adminRoutes } from './routes/admin';
+import { feedRoutes } from './routes/feed';
 import { keyRoutes } from './routes/keys';
 import { signalRoutes } from './routes/signals';
 import { systemRoutes } from './routes/system';
@@ -35,7 +36,11 @@ function handleError(error: Error, c: Context<AppEnv>): Response {
         ? new ApiError(413, 'payload_too_large', error.message)
         : error.status === 415
           ? new ApiError(415, 'unsupported_media_type', 'Send the body as application/json.')
-          : new ApiError(400, /json/i.test(error.message) ? 'invalid_json' : 'invalid_request', error.message);
+          : new ApiError(
+              400,
+              /json/i.test(error.message) ? 'invalid_json' : 'invalid_request',
+              error.message,
+            );
     return problemResponse(c, problem);
   }
   const log = c.env?.deps?.log;
@@ -89,6 +94,7 @@ export function createApp() {
   app.route('/', signalRoutes);
   app.route('/', keyRoutes);
   app.route('/', adminRoutes);
+  app.route('/', feedRoutes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
     type: 'apiKey',
