@@ -8,6 +8,7 @@ import { ApiError, problemResponse } from './http/problem';
 import { securityHeaders } from './http/security';
 import { isUnavailable } from './http/unavailable';
 import { adminRoutes } from './routes/admin';
+import { exportRoutes } from './routes/export';
 import { feedRoutes } from './routes/feed';
 import { keyRoutes } from './routes/keys';
 import { signalRoutes } from './routes/signals';
@@ -95,6 +96,7 @@ export function createApp() {
   app.route('/', keyRoutes);
   app.route('/', adminRoutes);
   app.route('/', feedRoutes);
+  app.route('/', exportRoutes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
     type: 'apiKey',
