@@ -8,6 +8,7 @@ import { ApiError, problemResponse } from './http/problem';
 import { securityHeaders } from './http/security';
 import { isUnavailable } from './http/unavailable';
 import { adminRoutes } from './routes/admin';
+import { embedRoutes } from './routes/embed';
 import { exportRoutes } from './routes/export';
 import { feedRoutes } from './routes/feed';
 import { keyRoutes } from './routes/keys';
@@ -97,6 +98,7 @@ export function createApp() {
   app.route('/', adminRoutes);
   app.route('/', feedRoutes);
   app.route('/', exportRoutes);
+  app.route('/', embedRoutes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
     type: 'apiKey',
