@@ -1,4 +1,4 @@
-import { escapeHtml, httpUrl } from '../feeds/text';
+import { escapeHtml, httpUrl, xmlSafe } from '../feeds/text';
 import type { SignalRow } from '../signals/query';
 import { WIDGET_JS } from './script';
 import { WIDGET_CSS } from './style';
@@ -29,19 +29,19 @@ export interface WidgetItem {
 const shorten = (text: string) =>
   text.length <= SUMMARY_CHARS ? text : `${text.slice(0, SUMMARY_CHARS - 1).trimEnd()}…`;
 
-/** A signal row as a widget entry. */
+/** A signal row as a widget entry; control characters are dropped, since they only render as boxes. */
 export function widgetItem(row: SignalRow): WidgetItem {
   return {
     id: row.id,
     threat_layer: row.threatLayer,
     significance_score: row.significanceScore,
     signal_valence: row.signalValence,
-    title: row.title,
-    summary: shorten(row.contentDisplay),
+    title: xmlSafe(row.title),
+    summary: shorten(xmlSafe(row.contentDisplay)),
     country_codes: row.countryCodes,
     published_at: row.publishedAt.toISOString(),
     source_url: httpUrl(row.sourceUrl),
-    source_name: row.sourceName,
+    source_name: xmlSafe(row.sourceName),
   };
 }
 

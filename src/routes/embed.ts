@@ -17,13 +17,11 @@ const SelectionQuery = z.object({
   country: countryParam()
     .optional()
     .openapi({ description: 'ISO 3166-1 alpha-2 code (default: all).', example: 'UA' }),
-  hours: intParam(1, 168)
-    .default(24)
-    .openapi({
-      type: 'integer',
-      description: 'Look-back window in whole hours, 1–168 (default 24).',
-      example: 24,
-    }),
+  hours: intParam(1, 168).default(24).openapi({
+    type: 'integer',
+    description: 'Look-back window in whole hours, 1–168 (default 24).',
+    example: 24,
+  }),
   limit: intParam(1, 30)
     .default(10)
     .openapi({ type: 'integer', description: 'Signals shown, 1–30 (default 10).', example: 10 }),

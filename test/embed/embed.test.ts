@@ -33,7 +33,7 @@ describe.each(backends)('GET /embed on $name', (backend) => {
     expect(html.startsWith('<!doctype html>')).toBe(true);
     expect(html).toContain('<html lang="en" class="t-auto">');
     expect(titles(html)).toEqual([
-      'AT&amp;T &lt;b&gt;outage&lt;/b&gt; ]]&gt; &quot;quoted&quot; &#39;single&#39; 🚨 bell\u0007 esc\u001B ]]&gt; end',
+      'AT&amp;T &lt;b&gt;outage&lt;/b&gt; ]]&gt; &quot;quoted&quot; &#39;single&#39; 🚨 bell esc ]]&gt; end',
       FIXTURE.lagosResolved.title,
       FIXTURE.lyonHospital.title,
       FIXTURE.globalOutbreak.title,
