@@ -80,6 +80,8 @@ export function renderFeed(rows: SignalRow[], format: FeedFormat, context: FeedC
     ttl: 5,
     generator: 'Signal Intelligence API',
     feedLinks: { [format]: context.selfUrl },
+    // Atom needs an author for the feed or every entry; RSS would want an email, so it has none.
+    author: { name: 'Signal Intelligence API', link: `${context.baseUrl}/api/v1/docs` },
   });
   for (const row of rows) {
     const link = `${context.baseUrl}/api/v1/signals/${row.id}`;
@@ -98,6 +100,7 @@ export function renderFeed(rows: SignalRow[], format: FeedFormat, context: FeedC
       published: row.publishedAt,
       description: clean(contentHtml(row)),
       category: categories(row, format),
+      ...(format === 'atom' ? { author: [{ name: clean(row.sourceName) }] } : {}),
     };
     if (format === 'json') {
       item.extensions = [
@@ -124,16 +127,18 @@ export function renderFeed(rows: SignalRow[], format: FeedFormat, context: FeedC
 }
 
 /**
- * The package writes JSON Feed 1.0; 1.1 adds `language`, `authors` and `external_url`, and
- * drops nothing we use, so the upgrade is a few fields on the same document.
+ * The package writes JSON Feed 1.0; 1.1 adds `language` and `external_url` and replaces
+ * `author` with `authors`, so the upgrade is a few fields on the same document.
  */
 function toJsonFeed11(json: string, rows: SignalRow[]): string {
   const document = JSON.parse(json) as { items: Record<string, unknown>[] } & Record<string, unknown>;
   const external = new Map(rows.map((row) => [`urn:uuid:${row.id}`, row]));
+  const { author, ...rest } = document;
   const upgraded = {
-    ...document,
+    ...rest,
     version: JSON_FEED_1_1,
     language: 'en',
+    ...(author ? { authors: [author] } : {}),
     items: document.items.map((item) => {
       const row = external.get(String(item.id))!;
       return {

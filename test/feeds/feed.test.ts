@@ -116,6 +116,7 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
     expect(feed.id).toBe(`${app.url}/api/v1/feed?format=atom&layers=cyber`);
     expect(feed.updated).toBe('2026-11-21T20:00:00.000Z'); // the newest item, not the clock
     expect(feed.link.map((l: any) => l['@rel'])).toEqual(['alternate', 'self']);
+    expect(feed.author.name).toBe('Signal Intelligence API'); // required unless every entry has one
     const entries = feed.entry as any[];
     expect(entries.map((e) => nameOf.get(e.id.replace('urn:uuid:', '')))).toEqual([
       'markup',
@@ -126,6 +127,7 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
     expect(lviv.title['#text']).toBe(FIXTURE.lvivGrid.title);
     expect(lviv.title['@type']).toBe('html');
     expect(lviv.updated).toBe('2026-11-19T12:00:00.000Z');
+    expect(lviv.author.name).toBe('Example Wire');
     expect(lviv.link[0]['@href']).toBe(`${app.url}/api/v1/signals/${idOf.get('lvivGrid')}`);
     expect(lviv.category.map((c: any) => [c['@scheme'], c['@term']])).toEqual([
       ['urn:signal-intel:threat_layer', 'cyber'],
@@ -145,6 +147,8 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
     expect(typeof feed.title).toBe('string');
     expect(feed.feed_url).toBe(`${app.url}/api/v1/feed?country=NG&format=json`);
     expect(Array.isArray(feed.items)).toBe(true);
+    expect(feed.authors).toEqual([{ name: 'Signal Intelligence API', url: `${app.url}/api/v1/docs` }]);
+    expect(feed.author).toBeUndefined(); // deprecated in 1.1
     for (const item of feed.items) {
       expect(typeof item.id).toBe('string');
       expect(typeof item.content_html === 'string' || typeof item.content_text === 'string').toBe(true);
