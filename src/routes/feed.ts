@@ -59,11 +59,11 @@ const feedRoute = createRoute({
   },
 });
 
-/** A human summary of the selection, for the feed's description. */
-function summarize(query: Record<string, unknown>): string {
-  return Object.entries(query)
-    .filter(([name, value]) => value !== undefined && !['format', 'limit', 'api_key'].includes(name))
-    .map(([name, value]) => `${name} ${value instanceof Date ? value.toISOString() : String(value)}`)
+/** A human summary of the selection, for the feed's description: `layers cyber; country UA`. */
+function summarize(canonical: string): string {
+  return [...new URLSearchParams(canonical)]
+    .filter(([name]) => name !== 'format' && name !== 'limit')
+    .map(([name, value]) => `${name} ${value}`)
     .join('; ');
 }
 
@@ -76,7 +76,7 @@ export const feedRoutes = createRouter().openapi(feedRoute, async (c) => {
   const key = await publicCacheKey('feed', selfUrl);
   return cachedPublicRead(c, { key, maxAge: FEED_MAX_AGE }, async () => {
     const rows = await recentSignals(c.env.deps.db, filter, limit);
-    const body = renderFeed(rows, format, { baseUrl, selfUrl, filterSummary: summarize(query) });
+    const body = renderFeed(rows, format, { baseUrl, selfUrl, filterSummary: summarize(canonical) });
     return { body, headers: { 'Content-Type': FEED_CONTENT_TYPES[format] } };
   });
 });

@@ -115,6 +115,7 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
     expect(feed['@xmlns']).toBe('http://www.w3.org/2005/Atom');
     expect(feed.id).toBe(`${app.url}/api/v1/feed?format=atom&layers=cyber`);
     expect(feed.updated).toBe('2026-11-21T20:00:00.000Z'); // the newest item, not the clock
+    expect(feed.subtitle).toBe('Signals from the Signal Intelligence API, newest first (layers cyber).');
     expect(feed.link.map((l: any) => l['@rel'])).toEqual(['alternate', 'self']);
     expect(feed.author.name).toBe('Signal Intelligence API'); // required unless every entry has one
     const entries = feed.entry as any[];
