@@ -232,6 +232,10 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
     ['start=yesterday', 'start'],
     ['bbox=1,2,3', 'bbox'],
     ['anomaly=yes', 'anomaly'],
+    [`search=${'x'.repeat(201)}`, 'search'],
+    ['city=', 'city'],
+    ['end=2026-13-01', 'end'],
+    ['start=2026-11-21&end=2026-11-20', 'start'],
   ])('rejects %s naming %s', async (query, field) => {
     const res = await get(`/api/v1/feed?${query}`);
     expect(res.status).toBe(400);
