@@ -38,11 +38,7 @@ function handleError(error: Error, c: Context<AppEnv>): Response {
         ? new ApiError(413, 'payload_too_large', error.message)
         : error.status === 415
           ? new ApiError(415, 'unsupported_media_type', 'Send the body as application/json.')
-          : new ApiError(
-              400,
-              /json/i.test(error.message) ? 'invalid_json' : 'invalid_request',
-              error.message,
-            );
+          : new ApiError(400, /json/i.test(error.message) ? 'invalid_json' : 'invalid_request', error.message);
     return problemResponse(c, problem);
   }
   const log = c.env?.deps?.log;
