@@ -11,6 +11,9 @@ import { adminRoutes } from './routes/admin';
 import { adminWebhookRoutes } from './routes/admin-webhooks';
 import { analyticsRoutes } from './routes/analytics';
 import { insightRoutes } from './routes/insights';
+import { embedRoutes } from './routes/embed';
+import { exportRoutes } from './routes/export';
+import { feedRoutes } from './routes/feed';
 import { keyRoutes } from './routes/keys';
 import { signalRoutes } from './routes/signals';
 import { systemRoutes } from './routes/system';
@@ -101,6 +104,9 @@ export function createApp() {
   app.route('/', adminWebhookRoutes);
   app.route('/', analyticsRoutes);
   app.route('/', insightRoutes);
+  app.route('/', feedRoutes);
+  app.route('/', exportRoutes);
+  app.route('/', embedRoutes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
     type: 'apiKey',

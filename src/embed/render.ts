@@ -1,0 +1,121 @@
+import { escapeHtml, httpUrl, xmlSafe } from '../feeds/text';
+import type { SignalRow } from '../signals/query';
+import { WIDGET_JS } from './script';
+import { WIDGET_CSS } from './style';
+
+export const WIDGET_THEMES = ['light', 'dark', 'auto'] as const;
+export type WidgetTheme = (typeof WIDGET_THEMES)[number];
+
+/** Seconds between in-place refreshes of the list. */
+export const WIDGET_REFRESH_SECONDS = 120;
+const SUMMARY_CHARS = 180;
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** One list entry as the widget's refresh endpoint sends it. */
+export interface WidgetItem {
+  id: string;
+  threat_layer: string;
+  significance_score: number;
+  signal_valence: string;
+  title: string;
+  summary: string;
+  country_codes: string[];
+  published_at: string;
+  /** The original item, only when it is an http(s) URL; otherwise the title is not a link. */
+  source_url: string | null;
+  source_name: string;
+}
+
+const shorten = (text: string) =>
+  text.length <= SUMMARY_CHARS ? text : `${text.slice(0, SUMMARY_CHARS - 1).trimEnd()}…`;
+
+/** A signal row as a widget entry; control characters are dropped, since they only render as boxes. */
+export function widgetItem(row: SignalRow): WidgetItem {
+  return {
+    id: row.id,
+    threat_layer: row.threatLayer,
+    significance_score: row.significanceScore,
+    signal_valence: row.signalValence,
+    title: xmlSafe(row.title),
+    summary: shorten(xmlSafe(row.contentDisplay)),
+    country_codes: row.countryCodes,
+    published_at: row.publishedAt.toISOString(),
+    source_url: httpUrl(row.sourceUrl),
+    source_name: xmlSafe(row.sourceName),
+  };
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+/** `21 Nov 09:30 UTC`, the same as the script writes. */
+const when = (d: Date) =>
+  `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} UTC`;
+
+function itemHtml(item: WidgetItem): string {
+  const title = item.source_url
+    ? `<a class="t" href="${escapeHtml(item.source_url)}" target="_blank" rel="noopener noreferrer">${escapeHtml(item.title)}</a>`
+    : `<span class="t">${escapeHtml(item.title)}</span>`;
+  const countries = item.country_codes.length
+    ? `<span class="c">${escapeHtml(item.country_codes.join(' '))}</span>`
+    : '';
+  return (
+    `<li class="s"><div class="m"><span class="l l-${escapeHtml(item.threat_layer)}">${escapeHtml(item.threat_layer.replace('_', ' '))}</span>` +
+    `<span class="v v-${escapeHtml(item.signal_valence)}">${escapeHtml(item.signal_valence)}</span>` +
+    `<span class="sc">${item.significance_score.toFixed(1)}</span>${countries}</div>${title}` +
+    `<p class="d">${escapeHtml(item.summary)}</p>` +
+    `<div class="f"><time datetime="${item.published_at}">${when(new Date(item.published_at))}</time> · ${escapeHtml(item.source_name)}</div></li>`
+  );
+}
+
+export interface WidgetPage {
+  items: WidgetItem[];
+  theme: WidgetTheme;
+  hours: number;
+  layers?: string[];
+  country?: string;
+  /** Same-origin path of the refresh endpoint for this selection. */
+  dataPath: string;
+}
+
+/** The widget's whole HTML document; every dynamic text is escaped. */
+export function renderWidget(page: WidgetPage): string {
+  const scope = [
+    `Last ${page.hours} h`,
+    ...(page.layers?.length ? [page.layers.map((l) => l.replace('_', ' ')).join(', ')] : []),
+    ...(page.country ? [page.country] : []),
+  ].join(' · ');
+  const empty = `No signals in the last ${page.hours} hours.`;
+  const items = page.items.length
+    ? page.items.map(itemHtml).join('')
+    : `<li class="empty">${escapeHtml(empty)}</li>`;
+  return (
+    `<!doctype html><html lang="en" class="t-${page.theme}"><head><meta charset="utf-8">` +
+    `<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer">` +
+    `<title>Latest signals</title><style>${WIDGET_CSS}</style></head><body>` +
+    `<main id="w" data-src="${escapeHtml(page.dataPath)}" data-refresh="${WIDGET_REFRESH_SECONDS}" data-empty="${escapeHtml(empty)}">` +
+    `<header><h1>Latest signals</h1><span class="sub">${escapeHtml(scope)}</span></header>` +
+    `<ol id="list">${items}</ol>` +
+    `<footer>Signal Intelligence API · <a href="/api/v1/docs" target="_blank" rel="noopener noreferrer">about</a></footer>` +
+    `</main><script>${WIDGET_JS}</script></body></html>`
+  );
+}
+
+const sha256Source = async (text: string) => {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  return `'sha256-${btoa(String.fromCharCode(...digest))}'`;
+};
+
+// The script and stylesheet are constants, so their hashes are computed once per isolate.
+let policy: Promise<string> | undefined;
+
+/**
+ * The widget's Content-Security-Policy: framable anywhere, running only its own inline script
+ * and stylesheet (by hash, so cached pages stay valid), talking only to its own origin.
+ */
+export function widgetPolicy(): Promise<string> {
+  policy ??= Promise.all([sha256Source(WIDGET_JS), sha256Source(WIDGET_CSS)]).then(
+    ([script, style]) =>
+      `default-src 'none'; script-src ${script}; style-src ${style}; connect-src 'self'; ` +
+      `base-uri 'none'; form-action 'none'; frame-ancestors *`,
+  );
+  return policy;
+}

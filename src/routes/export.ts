@@ -1,0 +1,89 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { access } from '../http/auth';
+import { cachedPublicRead, canonicalQuery, publicCacheKey } from '../http/etag';
+import { createRouter, errors } from '../http/openapi';
+import { countryParam, layerParam, numberParam, valenceParam } from '../http/params';
+import { csvHeaders, signalsCsv } from '../signals/csv';
+import { listSignals } from '../signals/query';
+import { SignalSchema, signalJson } from '../signals/serialize';
+
+export const EXPORT_MAX_ROWS = 1000;
+const EXPORT_DEFAULT_ROWS = 200;
+/** Exports are larger and change less often than feeds matter: shared for a minute too. */
+const EXPORT_MAX_AGE = 60;
+
+const ExportQuery = z.object({
+  layer: layerParam().optional().openapi({ description: 'One threat layer.', example: 'cyber' }),
+  country: countryParam()
+    .optional()
+    .openapi({ description: 'ISO 3166-1 alpha-2 code, matched within `country_codes`.', example: 'UA' }),
+  valence: valenceParam().optional().openapi({ example: 'crisis' }),
+  minScore: numberParam(0, 10)
+    .optional()
+    .openapi({ description: 'Minimum significance score, 0–10 (default 0).', example: '6' }),
+  format: z
+    .enum(['csv', 'json'], { message: 'must be csv or json' })
+    .default('csv')
+    .openapi({ description: '`csv` (default; RFC 4180) or `json`.' }),
+  limit: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform((value) => Math.min(Number(value), EXPORT_MAX_ROWS))
+    .pipe(z.number().int().min(1, 'must be at least 1'))
+    .default(EXPORT_DEFAULT_ROWS)
+    .openapi({
+      type: 'integer',
+      description: `Rows, default ${EXPORT_DEFAULT_ROWS}; anything above ${EXPORT_MAX_ROWS} is capped at ${EXPORT_MAX_ROWS}.`,
+      example: 500,
+    }),
+});
+
+const EXPORT_PARAMS = Object.keys(ExportQuery.shape);
+
+const ExportJsonSchema = z
+  .object({
+    data: z.array(SignalSchema),
+    count: z.number().int().openapi({ description: 'Rows in `data`.', example: 200 }),
+    limit: z.number().int().openapi({ description: 'The row limit applied (after capping).', example: 200 }),
+  })
+  .openapi('SignalExport');
+
+const exportRoute = createRoute({
+  method: 'get',
+  path: '/api/export',
+  tags: ['Feeds and exports'],
+  summary: 'Export signals as CSV or JSON',
+  description: `Up to ${EXPORT_MAX_ROWS} signals in the order of /api/v1/signals (score, then newest), as a download. CSV is RFC 4180 (header row, CRLF, UTF-8) with the same columns as /api/v1/signals?format=csv; array fields are joined with \`;\` and text cells that would start with \`= + - @\` get a leading \`'\`. Public under the per-IP limit; sends a strong \`ETag\` and answers \`If-None-Match\` with 304.`,
+  middleware: [access('public')] as const,
+  request: { query: ExportQuery },
+  responses: {
+    200: {
+      description: 'The export, with `Content-Disposition: attachment`.',
+      content: {
+        'text/csv': { schema: z.string() },
+        'application/json': { schema: ExportJsonSchema },
+      },
+    },
+    304: { description: 'Not modified: the `If-None-Match` ETag is current.' },
+    ...errors(400, 401, 429, 503),
+  },
+});
+
+export const exportRoutes = createRouter().openapi(exportRoute, async (c) => {
+  const { layer, country, valence, minScore, format, limit } = c.req.valid('query');
+  const { db, now } = c.env.deps;
+  const key = await publicCacheKey('export', canonicalQuery(c.req.url, EXPORT_PARAMS));
+  return cachedPublicRead(c, { key, maxAge: EXPORT_MAX_AGE }, async () => {
+    const filter = { layers: layer ? [layer] : undefined, country, valence, minScore };
+    const rows = (await listSignals(db, filter, { limit, offset: 0 })).slice(0, limit).map(signalJson);
+    const filename = `signals-${now().toISOString().slice(0, 10)}.${format}`;
+    if (format === 'csv') return { body: signalsCsv(rows), headers: csvHeaders(filename) };
+    return {
+      body: JSON.stringify({ data: rows, count: rows.length, limit }),
+      headers: {
+        'Content-Type': 'application/json; charset=utf-8',
+        'Content-Disposition': `attachment; filename="${filename}"`,
+      },
+    };
+  });
+});

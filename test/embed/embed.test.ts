@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../../src/db/client';
+import { ingestSignals } from '../../src/ingest/pipeline';
+import { FIXTURE, fixtureItems } from '../support/fixture';
+import { backends, startTestApp, type TestApp } from '../support/harness';
+import { NASTY } from '../feeds/nasty';
+
+const NOW = new Date('2026-11-22T00:00:00Z');
+const titles = (html: string) => [...html.matchAll(/class="t"[^>]*>([^<]*)</g)].map((m) => m[1]);
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+
+describe.each(backends)('GET /embed on $name', (backend) => {
+  let database: DatabaseHandle;
+  let app: TestApp;
+
+  beforeAll(async () => {
+    database = await backend.open();
+    await ingestSignals(database.db, [...fixtureItems(), ...Object.values(NASTY)]);
+    app = await startTestApp(database.db, { deps: { now: () => NOW } });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+  });
+
+  it('renders the newest signals of the last 24 hours as HTML', async () => {
+    const res = await app.fetch('/embed');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const html = await res.text();
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    expect(html).toContain('<html lang="en" class="t-auto">');
+    expect(titles(html)).toEqual([
+      'AT&amp;T &lt;b&gt;outage&lt;/b&gt; ]]&gt; &quot;quoted&quot; &#39;single&#39; 🚨 bell esc ]]&gt; end',
+      FIXTURE.lagosResolved.title,
+      FIXTURE.lyonHospital.title,
+      FIXTURE.globalOutbreak.title,
+    ]);
+    expect(html).toContain('data-src="/embed/data"');
+  });
+
+  it('sends its own CSP: framable anywhere, only its own hashed script and style, no cookies', async () => {
+    const res = await app.fetch('/embed?theme=dark');
+    const html = await res.text();
+    const script = html.match(/<script>([\s\S]*?)<\/script>/)![1]!;
+    const style = html.match(/<style>([\s\S]*?)<\/style>/)![1]!;
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp.split('; ')).toEqual([
+      "default-src 'none'",
+      `script-src ${sha256(script)}`,
+      `style-src ${sha256(style)}`,
+      "connect-src 'self'",
+      "base-uri 'none'",
+      "form-action 'none'",
+      'frame-ancestors *',
+    ]);
+    expect(html.match(/<script/g)).toHaveLength(1);
+    expect(html).not.toMatch(/<[^>]*\s(style|on[a-z]+)=/i); // no inline attributes the CSP would block
+    expect(res.headers.get('x-frame-options')).toBeNull();
+    expect(res.headers.get('set-cookie')).toBeNull();
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+  });
+
+  it('escapes every text: hostile signals appear as text, never as markup', async () => {
+    const html = await (await app.fetch('/embed?layers=cyber')).text();
+    expect(html).not.toContain('<script>window');
+    expect(html).not.toContain('<img');
+    expect(html).toContain(
+      'Payload &lt;script&gt;window.__pwned = 1&lt;/script&gt;&lt;img src=x onerror=&quot;',
+    );
+    expect(html).toContain('href="https://nasty.example.com/markup?a=1&amp;b=2"');
+    expect(html).toContain('Nasty &lt;Wire&gt; &amp; Co');
+  });
+
+  it.each([
+    ['layers=cyber', ['AT&amp;T', FIXTURE.lyonHospital.title]],
+    ['country=NG&hours=168', [FIXTURE.lagosResolved.title, FIXTURE.lagosPort.title]],
+    ['layers=supply_chain,health&hours=72', [FIXTURE.lagosResolved.title, FIXTURE.globalOutbreak.title]],
+    ['hours=1', []],
+    ['hours=168&limit=2', ['AT&amp;T', FIXTURE.lagosResolved.title]],
+  ])('filters %s', async (query, expected) => {
+    const html = await (await app.fetch(`/embed?${query}`)).text();
+    expect(titles(html).map((t) => (t!.startsWith('AT&amp;T') ? 'AT&amp;T' : t))).toEqual(expected);
+    if (expected.length === 0) expect(html).toContain('No signals in the last 1 hours.');
+  });
+
+  it('points the refresh at the same selection, and serves it as JSON', async () => {
+    const html = await (await app.fetch('/embed?theme=light&country=ng&hours=168&utm=x')).text();
+    expect(html).toContain('data-src="/embed/data?country=ng&amp;hours=168"');
+    expect(html).toContain('data-refresh="120"');
+    const res = await app.fetch('/embed/data?country=ng&hours=168');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const data = (await res.json()) as { items: { title: string; source_url: string | null }[] };
+    expect(data.items.map((i) => i.title)).toEqual([FIXTURE.lagosResolved.title, FIXTURE.lagosPort.title]);
+    expect(data.items[0]!.source_url).toBe(FIXTURE.lagosResolved.source_url);
+  });
+
+  it('answers If-None-Match with 304 on the page and its data', async () => {
+    for (const path of ['/embed?theme=dark', '/embed/data']) {
+      const etag = (await app.fetch(path)).headers.get('etag')!;
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+      const again = await app.fetch(path, { headers: { 'If-None-Match': etag } });
+      expect(again.status).toBe(304);
+    }
+  });
+
+  it('stays small: the page with ten signals is under 6 KiB gzipped', async () => {
+    const html = await (await app.fetch('/embed?hours=168')).text();
+    expect(titles(html)).toHaveLength(10);
+    const gzipped = gzipSync(html).length;
+    expect(gzipped).toBeLessThan(6 * 1024);
+  });
+
+  it.each([
+    ['theme=sepia', 'theme'],
+    ['hours=0', 'hours'],
+    ['hours=169', 'hours'],
+    ['hours=1.5', 'hours'],
+    ['layers=weather', 'layers'],
+    ['country=XX', 'country'],
+    ['limit=31', 'limit'],
+  ])('rejects %s naming %s, in a frame-safe problem', async (query, field) => {
+    const res = await app.fetch(`/embed?${query}`);
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors *");
+    const body = (await res.json()) as { code: string; errors: { path: string }[] };
+    expect(body.code).toBe('invalid_request');
+    expect(body.errors.map((e) => e.path)).toContain(field);
+  });
+});

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../../src/db/client';
+import { ingestSignals } from '../../src/ingest/pipeline';
+import { memoryStore } from '../../src/store/memory';
+import type { Store } from '../../src/store/types';
+import { fixtureItems } from '../support/fixture';
+import { backends, memoryLogger, startTestApp, type TestApp } from '../support/harness';
+
+const PUBLIC_READS = ['/api/v1/feed', '/api/export', '/embed', '/embed/data'];
+
+describe('feeds, export and embed as public reads', () => {
+  let database: DatabaseHandle;
+  let app: TestApp;
+  let broken: TestApp;
+  const log = memoryLogger();
+
+  beforeAll(async () => {
+    database = await backends[0]!.open();
+    await ingestSignals(database.db, fixtureItems());
+    app = await startTestApp(database.db);
+    // A store whose cache is down (its limiter still works): reads must still be served.
+    const store: Store = {
+      ...memoryStore(),
+      get: () => Promise.reject(new Error('cache down')),
+      set: () => Promise.reject(new Error('cache down')),
+    };
+    broken = await startTestApp(database.db, { store, deps: { log } });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await broken?.close();
+    await database?.close();
+  });
+
+  it('documents each with its 200, 304 and error statuses', async () => {
+    const doc = (await (await app.fetch('/api/v1/openapi.json')).json()) as {
+      paths: Record<string, { get: { responses: Record<string, unknown> } }>;
+    };
+    for (const path of PUBLIC_READS) {
+      expect(Object.keys(doc.paths[path]!.get.responses).sort()).toEqual([
+        '200',
+        '304',
+        '400',
+        '401',
+        '429',
+        '503',
+      ]);
+    }
+  });
+
+  it.each(PUBLIC_READS)('%s is served without a key under the per-IP limit', async (path) => {
+    const res = await app.fetch(path);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-ratelimit-tier')).toBe('public');
+    expect(res.headers.get('x-ratelimit-limit')).toBe('60');
+    expect(res.headers.get('set-cookie')).toBeNull();
+  });
+
+  it.each(PUBLIC_READS)('%s renders fresh when the cache is down', async (path) => {
+    const res = await broken.fetch(path);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('etag')).toMatch(/^"/);
+    expect(log.lines.some((line) => line.message === 'public cache unavailable; rendering fresh')).toBe(true);
+  });
+});
