@@ -4,6 +4,7 @@ import autocannon from 'autocannon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { benchStore } from '../../bench/store';
 import type { DatabaseHandle } from '../../src/db/client';
+import type { Logger } from '../../src/deps';
 import { pgliteDatabase, postgresDatabase } from '../../src/db/node';
 import { generateDemoSignals } from '../../src/ingest/demo';
 import { ingestSignals } from '../../src/ingest/pipeline';
@@ -32,6 +33,13 @@ describe('mixed load', () => {
   let app: TestApp;
   let key: string;
   let ids: string[];
+  // Warnings and errors with their fields, so a failure shows what the server saw.
+  const problems: unknown[] = [];
+  const keepProblems: Logger = {
+    info: () => {},
+    warn: (message, fields) => void problems.push({ level: 'warn', message, ...fields }),
+    error: (message, fields) => void problems.push({ level: 'error', message, ...fields }),
+  };
 
   beforeAll(async () => {
     if (testDatabaseUrl()) {
@@ -42,7 +50,7 @@ describe('mixed load', () => {
     }
     await ingestSignals(database.db, generateDemoSignals({ count: 2_000, now: new Date(), seed: 11 }));
     // The limiter still runs on every request; only its ceilings are out of the way.
-    app = await startTestApp(database.db, { store: benchStore() });
+    app = await startTestApp(database.db, { store: benchStore(), deps: { log: keepProblems } });
     key = (await createKey(database.db, 'pro')).key;
     const page = (await (
       await app.fetch('/api/v1/signals?limit=20', { headers: { 'X-Api-Key': key } })
@@ -104,14 +112,14 @@ describe('mixed load', () => {
         autocannon({ url: app.url, connections: 16, duration: seconds, requests: requests() });
 
       const warm = await run(WARMUP_SECONDS);
-      expect(warm['5xx']).toBe(0);
+      expect(warm['5xx'], JSON.stringify(problems.slice(0, 5))).toBe(0);
       const baseline = heapAfterGc();
 
       const main = await run(SECONDS - WARMUP_SECONDS);
       const after = heapAfterGc();
 
       expect(main.errors + main.timeouts).toBe(0);
-      expect(main['5xx']).toBe(0);
+      expect(main['5xx'], JSON.stringify(problems.slice(0, 5))).toBe(0);
       expect(main['2xx']).toBeGreaterThan(main['4xx']);
       expect(main.requests.total).toBeGreaterThan(1000);
       expect(
