@@ -117,6 +117,10 @@ describe('mixed load', () => {
 
       const main = await run(SECONDS - WARMUP_SECONDS);
       const after = heapAfterGc();
+      console.info(
+        `mixed load: ${main.requests.total} requests, 2xx ${main['2xx']}, 4xx ${main['4xx']}, 5xx ${main['5xx']}, ` +
+          `heap after GC ${(baseline / 2 ** 20).toFixed(1)} → ${(after / 2 ** 20).toFixed(1)} MiB`,
+      );
 
       expect(main.errors + main.timeouts).toBe(0);
       expect(main['5xx'], JSON.stringify(problems.slice(0, 5))).toBe(0);
