@@ -1,3 +1,4 @@
+import { neonConfig } from '@neondatabase/serverless';
 import type { Config } from './config';
 import { loadConfig } from './config';
 import { neonDatabase, type DatabaseHandle } from './db/client';
@@ -7,7 +8,21 @@ import type { Store } from './store/types';
 import { upstashStore } from './store/upstash';
 
 /** Bindings and secrets of both Workers (see wrangler.toml and the README). */
-export type WorkerEnv = Record<string, unknown> & { DATABASE_URL?: string };
+export type WorkerEnv = Record<string, unknown> & { DATABASE_URL?: string; NEON_WS_PROXY?: string };
+
+/**
+ * Local and test setups only: NEON_WS_PROXY (`host:port/path`) sends the Neon driver's
+ * WebSocket through a plain ws:// proxy in front of an ordinary Postgres. Unset in production,
+ * where the driver talks TLS to Neon's own proxy with its defaults untouched.
+ */
+function useLocalNeonProxy(env: WorkerEnv): void {
+  const proxy = env.NEON_WS_PROXY;
+  if (typeof proxy !== 'string' || !proxy) return;
+  neonConfig.wsProxy = (host, port) => `${proxy}?address=${host}:${port}`;
+  neonConfig.useSecureWebSocket = false;
+  neonConfig.pipelineTLS = false;
+  neonConfig.pipelineConnect = false;
+}
 
 let cachedConfig: { env: WorkerEnv; config: Config } | undefined;
 
@@ -41,6 +56,7 @@ function workerStore(config: Config): Store {
  */
 export function workerDeps(env: WorkerEnv, ctx: ExecutionContext): { deps: Deps; database: DatabaseHandle } {
   const config = workerConfig(env);
+  useLocalNeonProxy(env);
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is not set on this Worker');
   const database = neonDatabase(config.DATABASE_URL);
   const deps: Deps = {

@@ -25,7 +25,11 @@ export async function postgresDatabase(
   connectionString: string,
   options: { migrate?: boolean; max?: number } = {},
 ): Promise<DatabaseHandle> {
-  const pool = new pg.Pool({ connectionString, max: options.max ?? 20 });
+  // A bounded connect keeps requests from hanging on a database that black-holes packets.
+  const pool = new pg.Pool({ connectionString, max: options.max ?? 20, connectionTimeoutMillis: 5_000 });
+  // An idle connection dropped by the server (restart, failover, network cut) is emitted here;
+  // unhandled it would crash the process. The pool discards it and the next query reconnects.
+  pool.on('error', () => {});
   const db = drizzlePg({ client: pool, schema });
   if (options.migrate) await migratePg(db, { migrationsFolder: MIGRATIONS_FOLDER });
   return { db: db as unknown as Database, close: () => pool.end() };

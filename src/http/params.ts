@@ -98,4 +98,10 @@ export const bboxParam = () =>
   });
 
 export const textParam = (max: number) =>
-  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+  z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`)
+    // Postgres rejects NUL in text; refuse control characters here rather than fail in SQL.
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');

@@ -99,7 +99,10 @@ function signalRow(item: IngestItem, sourceId: string): typeof signals.$inferIns
 async function upsertSources(db: Database, items: IngestItem[]): Promise<Map<string, string>> {
   const byName = new Map(items.map((item) => [item.source.name, item.source]));
   const ids = new Map<string, string>();
-  for (const part of chunks([...byName.values()])) {
+  // Upserts lock rows in the order given; one global order (by name) keeps concurrent ingests
+  // that share sources from deadlocking each other.
+  const ordered = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const part of chunks(ordered)) {
     const rows = await db
       .insert(sources)
       .values(
@@ -136,7 +139,11 @@ async function linkEntities(db: Database, created: { id: string; item: IngestIte
   }
   if (distinct.size === 0) return;
   const entityIds = new Map<string, string>();
-  for (const part of chunks([...distinct.values()])) {
+  // Same global lock order as for sources: concurrent ingests share entities.
+  const orderedEntities = [...distinct.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, e]) => e);
+  for (const part of chunks(orderedEntities)) {
     const rows = await db
       .insert(entities)
       .values(part)
@@ -195,7 +202,7 @@ async function updateAggregates(db: Database, ids: string[]) {
              sum(significance_score), max(significance_score),
              count(*) FILTER (WHERE signal_valence = 'crisis'), count(*) FILTER (WHERE is_anomaly)
       FROM signals WHERE id IN ${part}
-      GROUP BY 1, 2, 3
+      GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
       ON CONFLICT (bucket, region, threat_layer) DO UPDATE SET
         signal_count = h.signal_count + excluded.signal_count,
         score_sum = h.score_sum + excluded.score_sum,
@@ -206,7 +213,7 @@ async function updateAggregates(db: Database, ids: string[]) {
       INSERT INTO source_coverage AS sc (source_id, region, threat_layer, signal_count, last_seen_at)
       SELECT source_id, coalesce(region, ''), threat_layer, count(*), max(published_at)
       FROM signals WHERE id IN ${part}
-      GROUP BY 1, 2, 3
+      GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
       ON CONFLICT (source_id, region, threat_layer) DO UPDATE SET
         signal_count = sc.signal_count + excluded.signal_count,
         last_seen_at = greatest(sc.last_seen_at, excluded.last_seen_at)`);

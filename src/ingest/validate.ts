@@ -8,6 +8,9 @@ const language = z
   .string()
   .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, 'must be a language tag such as en or pt-BR');
 
+// Postgres refuses NUL in text; catching it here keeps it a per-item error instead of a failed insert.
+const text = () => z.string().regex(/^[^\u0000]*$/, 'must not contain NUL characters');
+
 /** One signal as the ingest endpoint accepts it (DESIGN §6). Unknown fields are errors. */
 export const IngestItemSchema = z
   .strictObject({
@@ -15,8 +18,8 @@ export const IngestItemSchema = z
     threat_layer: z.enum(LAYERS),
     significance_score: z.number().min(0).max(10),
     signal_valence: z.enum(VALENCES),
-    title: z.string().trim().max(300).optional(),
-    content_display: z.string().trim().min(1).max(10_000),
+    title: text().trim().max(300).optional(),
+    content_display: text().trim().min(1).max(10_000),
     country_codes: z
       .array(
         z
@@ -26,16 +29,16 @@ export const IngestItemSchema = z
       )
       .max(20)
       .transform((codes) => [...new Set(codes)]),
-    city: z.string().trim().min(1).max(120).nullish(),
+    city: text().trim().min(1).max(120).nullish(),
     lat: z.number().min(-90).max(90).nullish(),
     lng: z.number().min(-180).max(180).nullish(),
     language: language.nullish(),
     published_at: timestamp,
     collected_at: timestamp.optional(),
     is_anomaly: z.boolean().optional(),
-    source_url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2000),
+    source_url: text().pipe(z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2000)),
     source: z.strictObject({
-      name: z.string().trim().min(1).max(200),
+      name: text().trim().min(1).max(200),
       url: z.url({ protocol: /^https?$/ }).optional(),
       tier: z.enum(SOURCE_TIERS).optional(),
       language: language.optional(),

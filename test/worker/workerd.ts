@@ -1,0 +1,68 @@
+/**
+ * Runs a Worker of this project in workerd: the bundle `wrangler deploy --dry-run` produces,
+ * served by Miniflare (wrangler's own runtime) on a loopback port, with bindings as secrets.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Miniflare } from 'miniflare';
+
+export interface WorkerdInstance {
+  url: string;
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** Fires the Worker's `scheduled` handler once (the cron of the webhook Worker). */
+  scheduled(cron?: string): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+/** Builds the Worker of wrangler env `env` ('' = the API Worker) into a fresh directory. */
+export function buildWorker(env = ''): { dir: string; main: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'workerd-'));
+  execFileSync('npx', ['wrangler', 'deploy', '--dry-run', `--env=${env}`, '--outdir', dir], {
+    cwd: ROOT,
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+    stdio: 'pipe',
+  });
+  return { dir, main: join(dir, 'index.js') };
+}
+
+/** compatibility_date and flags as wrangler.toml sets them, so workerd behaves as deployed. */
+function compatibility() {
+  const toml = readFileSync(join(ROOT, 'wrangler.toml'), 'utf8');
+  const date = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml)?.[1];
+  const flags = /^compatibility_flags\s*=\s*\[([^\]]*)\]/m.exec(toml)?.[1] ?? '';
+  return {
+    compatibilityDate: date ?? '2026-04-20',
+    compatibilityFlags: [...flags.matchAll(/"([^"]+)"/g)].map((m) => m[1]!),
+  };
+}
+
+/** Starts the built Worker of `env` in workerd with `bindings` as its vars and secrets. */
+export async function startWorkerd(
+  bindings: Record<string, string>,
+  options: { env?: string } = {},
+): Promise<WorkerdInstance> {
+  const build = buildWorker(options.env ?? '');
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath: build.main,
+    modulesRoot: build.dir,
+    ...compatibility(),
+    bindings,
+    host: '127.0.0.1',
+    port: 0,
+  });
+  const url = (await mf.ready).toString().replace(/\/$/, '');
+  return {
+    url,
+    fetch: (path, init) => fetch(`${url}${path}`, init),
+    scheduled: async (cron = '*/5 * * * *') => (await mf.getWorker()).scheduled({ cron }),
+    async close() {
+      await mf.dispose();
+      rmSync(build.dir, { recursive: true, force: true });
+    },
+  };
+}
