@@ -1,4 +1,6 @@
 import type { LimitRule, Store } from '../src/store/types';
+
+const raise = (rule: LimitRule): LimitRule => ({ ...rule, limit: 1_000_000_000 });
 import { memoryStore } from '../src/store/memory';
 
 /**
@@ -7,9 +9,11 @@ import { memoryStore } from '../src/store/memory';
  */
 export function benchStore(inner: Store = memoryStore()): Store {
   return {
+    ...inner,
     kind: inner.kind,
-    limit: (rule: LimitRule, identifier: string) =>
-      inner.limit({ ...rule, limit: 1_000_000_000 }, identifier),
+    admit: (hits, flag) => inner.admit(hits.map((hit) => ({ ...hit, rule: raise(hit.rule) })), flag),
+    limit: (rule, identifier) => inner.limit(raise(rule), identifier),
+    peek: (rule, identifier) => inner.peek(raise(rule), identifier),
     get: (key) => inner.get(key),
     set: (key, value, ttl) => inner.set(key, value, ttl),
     delete: (key) => inner.delete(key),

@@ -69,7 +69,9 @@ describe('cachedValue', () => {
   it('fails open: a broken store never fails the read', async () => {
     const broken: Store = {
       kind: 'memory',
+      admit: () => Promise.reject(new Error('down')),
       limit: () => Promise.reject(new Error('down')),
+      peek: () => Promise.reject(new Error('down')),
       get: () => Promise.reject(new Error('down')),
       set: () => Promise.reject(new Error('down')),
       delete: () => Promise.reject(new Error('down')),
