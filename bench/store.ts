@@ -11,7 +11,11 @@ export function benchStore(inner: Store = memoryStore()): Store {
   return {
     ...inner,
     kind: inner.kind,
-    admit: (hits, flag) => inner.admit(hits.map((hit) => ({ ...hit, rule: raise(hit.rule) })), flag),
+    admit: (hits, flag) =>
+      inner.admit(
+        hits.map((hit) => ({ ...hit, rule: raise(hit.rule) })),
+        flag,
+      ),
     limit: (rule, identifier) => inner.limit(raise(rule), identifier),
     peek: (rule, identifier) => inner.peek(raise(rule), identifier),
     get: (key) => inner.get(key),

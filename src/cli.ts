@@ -5,8 +5,10 @@ import type { DatabaseHandle } from './db/client';
 import { ingestSignals } from './ingest/pipeline';
 import { seedDemo } from './ingest/seed';
 import { issueKeyForEmail, normalizeEmail, setAccountTier } from './keys/service';
-import { adminToken, openDatabase } from './node-runtime';
+import { adminToken, nodeDeps, openDatabase, openStore } from './node-runtime';
 import { KEY_TIERS, type KeyTier } from './vocab';
+import { dispatchWebhooks } from './webhooks/dispatch';
+import { nodeEncryptionKey } from './webhooks/node-key';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -14,6 +16,7 @@ const USAGE = `Usage: npm run cli -- <command> [options]
   seed [--count N] [--seed S]    load N generated demo signals (default 6000)
   keys create --email E [--tier free|pro] [--name N]
   keys tier --email E --tier free|pro
+  dispatch                       run one webhook dispatcher pass now
   migrate                        apply migrations to DATABASE_URL (or the embedded database)
 
   --url URL   talk to a running server's admin API instead of the database
@@ -135,6 +138,11 @@ async function run(argv: string[]): Promise<unknown> {
         });
       }
       throw new UsageError(`unknown keys command: ${sub ?? ''}`);
+    }
+    case 'dispatch': {
+      if (remote) return callAdmin(config, remote, '/api/v1/admin/webhooks/dispatch', { method: 'POST' });
+      const withKey = { ...config, WEBHOOK_ENCRYPTION_KEY: nodeEncryptionKey(config) };
+      return withDb((db) => dispatchWebhooks(nodeDeps(withKey, db, openStore(withKey))));
     }
     case 'migrate':
       // Opening a database applies the migrations.

@@ -22,7 +22,12 @@ describe('operator CLI', () => {
 
   it('ingests an NDJSON file, then skips it as duplicates', async () => {
     const file = join(dataDir, 'signals.ndjson');
-    writeFileSync(file, fixtureItems().map((item) => JSON.stringify(item)).join('\n'));
+    writeFileSync(
+      file,
+      fixtureItems()
+        .map((item) => JSON.stringify(item))
+        .join('\n'),
+    );
     expect(await cli('ingest', file)).toMatchObject({ accepted: 10, duplicates: 0, rejected: 0 });
     expect(await cli('ingest', file)).toMatchObject({ accepted: 0, duplicates: 10 });
   });
@@ -34,6 +39,10 @@ describe('operator CLI', () => {
       email: 'ops@example.org',
       tier: 'free',
     });
+  });
+
+  it('runs one webhook dispatcher pass', async () => {
+    expect(await cli('dispatch')).toMatchObject({ webhooks: 0, deliveries: 0, failed: 0 });
   });
 
   it('explains its usage on a bad command', async () => {
