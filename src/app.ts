@@ -4,9 +4,9 @@ import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from './deps';
 import { createRouter } from './http/openapi';
-import { ApiError, problemResponse } from './http/problem';
+import { ApiError, invalidRequest, problemResponse } from './http/problem';
 import { securityHeaders } from './http/security';
-import { isUnavailable } from './http/unavailable';
+import { isUnavailable, isUntranslatableText } from './http/unavailable';
 import { adminRoutes } from './routes/admin';
 import { adminWebhookRoutes } from './routes/admin-webhooks';
 import { analyticsRoutes } from './routes/analytics';
@@ -48,6 +48,13 @@ function handleError(error: Error, c: Context<AppEnv>): Response {
               error.message,
             );
     return problemResponse(c, problem);
+  }
+  if (isUntranslatableText(error)) {
+    // Postgres text cannot hold NUL (U+0000); any field that carried one is the caller's error.
+    return problemResponse(
+      c,
+      invalidRequest([{ path: 'body', message: 'text must not contain NUL (U+0000) characters' }]),
+    );
   }
   const log = c.env?.deps?.log;
   if (isUnavailable(error)) {

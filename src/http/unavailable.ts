@@ -28,3 +28,13 @@ export function isUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+/** True for Postgres refusing text it cannot store, such as a NUL character (22021, 22P05). */
+export function isUntranslatableText(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
+    const { code } = e as { code?: unknown };
+    if (code === '22021' || code === '22P05') return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
