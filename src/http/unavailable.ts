@@ -11,30 +11,30 @@ const CONNECTION_CODES = new Set([
   '53300', // too_many_connections
 ]);
 
+type ErrorLike = { code?: unknown; message?: unknown; cause?: unknown };
+
+/** The error and up to four of its causes: drivers wrap the Postgres error they got. */
+function* causes(error: unknown): Generator<ErrorLike> {
+  for (let e = error as ErrorLike | undefined, depth = 0; e && depth < 5; depth++) {
+    yield e;
+    e = e.cause as ErrorLike | undefined;
+  }
+}
+
+const UNREACHABLE_MESSAGE =
+  /connection terminated|connect ECONNREFUSED|Connection terminated|PGlite is closed|socket hang up|WebSocket/i;
+
 /** True for errors that mean the database (or another backing service) is unreachable. */
 export function isUnavailable(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
-    const { code, message } = e as { code?: unknown; message?: unknown };
+  for (const { code, message } of causes(error)) {
     if (typeof code === 'string' && (CONNECTION_CODES.has(code) || code.startsWith('08'))) return true;
-    if (
-      typeof message === 'string' &&
-      /connection terminated|connect ECONNREFUSED|Connection terminated|PGlite is closed|socket hang up|WebSocket/i.test(
-        message,
-      )
-    ) {
-      return true;
-    }
-    e = (e as { cause?: unknown }).cause;
+    if (typeof message === 'string' && UNREACHABLE_MESSAGE.test(message)) return true;
   }
   return false;
 }
 
 /** True for Postgres refusing text it cannot store, such as a NUL character (22021, 22P05). */
 export function isUntranslatableText(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
-    const { code } = e as { code?: unknown };
-    if (code === '22021' || code === '22P05') return true;
-    e = (e as { cause?: unknown }).cause;
-  }
+  for (const { code } of causes(error)) if (code === '22021' || code === '22P05') return true;
   return false;
 }
