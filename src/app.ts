@@ -1,6 +1,5 @@
 import { Scalar } from '@scalar/hono-api-reference';
 import type { Context, MiddlewareHandler } from 'hono';
-import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from './deps';
 import { createRouter } from './http/openapi';
@@ -83,24 +82,6 @@ function handleError(error: Error, c: Context<AppEnv>): Response {
 export function createApp() {
   const app = createRouter();
 
-  app.use(
-    '*',
-    cors({
-      origin: '*',
-      allowMethods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-      allowHeaders: ['Authorization', 'X-Api-Key', 'Content-Type', 'If-None-Match'],
-      exposeHeaders: [
-        'X-RateLimit-Limit',
-        'X-RateLimit-Remaining',
-        'X-RateLimit-Reset',
-        'X-RateLimit-Tier',
-        'Retry-After',
-        'ETag',
-        'Content-Disposition',
-      ],
-      maxAge: 86400,
-    }),
-  );
   app.use('*', securityHeaders);
 
   app.route('/', systemRoutes);

@@ -1,12 +1,35 @@
 import type { MiddlewareHandler } from 'hono';
 
+const EXPOSED = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'X-RateLimit-Tier',
+  'Retry-After',
+  'ETag',
+  'Content-Disposition',
+].join(',');
+
 /**
- * Security headers of DESIGN §3. `/embed` sets its own policy (it must be frameable);
- * every other response forbids framing and sniffing and sends no referrer.
+ * CORS for any origin without credentials, and the security headers of DESIGN §3: every
+ * response forbids sniffing and sends no referrer; all but `/embed` (which sets its own,
+ * frameable policy) forbid framing. Any `OPTIONS` is answered as a preflight.
+ *
+ * Everything is set before the handler runs, on purpose: a header set on a finished response
+ * (as `hono/cors` and an after-`next()` middleware do) makes Hono rebuild it around a stream,
+ * which costs @hono/node-server its direct write path on every request.
  */
 export const securityHeaders: MiddlewareHandler = async (c, next) => {
-  await next();
+  c.header('Access-Control-Allow-Origin', '*');
+  if (c.req.method === 'OPTIONS') {
+    c.header('Access-Control-Allow-Methods', 'GET,POST,PATCH,DELETE,OPTIONS');
+    c.header('Access-Control-Allow-Headers', 'Authorization,X-Api-Key,Content-Type,If-None-Match');
+    c.header('Access-Control-Max-Age', '86400');
+    return c.body(null, 204);
+  }
+  c.header('Access-Control-Expose-Headers', EXPOSED);
   c.header('X-Content-Type-Options', 'nosniff');
   c.header('Referrer-Policy', 'no-referrer');
   if (!c.req.path.startsWith('/embed')) c.header('Content-Security-Policy', "frame-ancestors 'none'");
+  await next();
 };

@@ -64,6 +64,33 @@ describe('system endpoints', () => {
     expect(res.headers.get('set-cookie')).toBeNull();
   });
 
+  it('answers a CORS preflight with 204 and the methods and headers a browser may send', async () => {
+    const res = await app.fetch('/api/v1/signals', {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'https://elsewhere.example',
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'x-api-key',
+      },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('access-control-allow-methods')).toContain('GET');
+    expect(res.headers.get('access-control-allow-headers')).toContain('X-Api-Key');
+    expect(res.headers.get('access-control-max-age')).toBe('86400');
+    expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+    expect(await res.text()).toBe('');
+  });
+
+  it('sends the same headers on errors, which answer before any handler runs', async () => {
+    const res = await app.fetch('/api/v1/signals');
+    expect(res.status).toBe(401);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('access-control-expose-headers')).toContain('Retry-After');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
+  });
+
   it('answers 503 problem+json with Retry-After when the database is down', async () => {
     const other = await pgliteDatabase();
     const down = await startTestApp(other.db);
