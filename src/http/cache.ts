@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../deps';
+import { STORE_TIMEOUT_MS, withDeadline } from '../store/deadline';
 import type { Store } from '../store/types';
 
 /** Store lifetimes of the cached endpoints, in seconds (spec, "Limits"). */
@@ -30,18 +31,14 @@ export interface CacheOptions {
   now?: () => number;
   /** How long a process without the lock waits for the holder's value before computing itself. */
   waitMs?: number;
+  /** Told when the store fails or is slower than its deadline (the value is computed instead). */
+  onStoreError?: (error: unknown) => void;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A store failure must never fail the read: the value is computed instead (fail open). */
-async function safely<T>(work: () => Promise<T>, fallback: T): Promise<T> {
-  try {
-    return await work();
-  } catch {
-    return fallback;
-  }
-}
+/** Marks a store call that failed or timed out. */
+const UNAVAILABLE = Symbol('store unavailable');
 
 /**
  * Reads `key` from the store or computes it once. Within a process, concurrent misses share a
@@ -53,11 +50,21 @@ export async function cachedValue<T>(
   key: string,
   ttlSeconds: number,
   compute: () => Promise<T>,
-  { now = Date.now, waitMs = 4000 }: CacheOptions = {},
+  { now = Date.now, waitMs = 4000, onStoreError = () => {} }: CacheOptions = {},
 ): Promise<{ value: T; at: number; hit: boolean }> {
+  // A store failure must never fail the read, nor hold it past the store's deadline: the value
+  // is computed instead (fail open).
+  const safely = async <R>(work: () => Promise<R>): Promise<R | typeof UNAVAILABLE> => {
+    try {
+      return await withDeadline(work(), STORE_TIMEOUT_MS);
+    } catch (error) {
+      onStoreError(error);
+      return UNAVAILABLE;
+    }
+  };
   const cacheKey = `cache:${key}`;
-  const hit = await safely(() => store.get<Entry<T>>(cacheKey), null);
-  if (hit) return { ...hit, hit: true };
+  const hit = await safely(() => store.get<Entry<T>>(cacheKey));
+  if (hit !== UNAVAILABLE && hit) return { ...hit, hit: true };
 
   let inFlight = inFlightByStore.get(store);
   if (!inFlight) inFlightByStore.set(store, (inFlight = new Map()));
@@ -65,19 +72,21 @@ export async function cachedValue<T>(
   if (pending) return { ...(await pending), hit: false };
 
   pending = (async () => {
-    const lock = await safely(
-      () => store.limit({ name: 'cache-lock', limit: 1, windowSeconds: LOCK_SECONDS }, cacheKey),
-      null,
+    // With the store down there is no lock to take and nowhere to keep the value.
+    if (hit === UNAVAILABLE) return { value: await compute(), at: now() };
+    const lock = await safely(() =>
+      store.limit({ name: 'cache-lock', limit: 1, windowSeconds: LOCK_SECONDS }, cacheKey),
     );
-    if (lock && !lock.success) {
+    if (lock !== UNAVAILABLE && !lock.success) {
       for (let waited = 0; waited < waitMs; waited += WAIT_STEP_MS) {
         await sleep(WAIT_STEP_MS);
-        const ready = await safely(() => store.get<Entry<T>>(cacheKey), null);
+        const ready = await safely(() => store.get<Entry<T>>(cacheKey));
+        if (ready === UNAVAILABLE) break;
         if (ready) return ready;
       }
     }
     const entry: Entry<T> = { value: await compute(), at: now() };
-    await safely(() => store.set(cacheKey, entry, ttlSeconds), undefined);
+    await safely(() => store.set(cacheKey, entry, ttlSeconds));
     return entry;
   })();
   inFlight.set(cacheKey, pending);
@@ -101,9 +110,13 @@ export async function cached<T>(
   visibility: 'public' | 'private',
   waitMs?: number,
 ): Promise<T> {
-  const { store, now } = c.env.deps;
+  const { store, now, log } = c.env.deps;
   const clock = () => now().getTime();
-  const result = await cachedValue(store, key, ttlSeconds, compute, { now: clock, waitMs });
+  const result = await cachedValue(store, key, ttlSeconds, compute, {
+    now: clock,
+    waitMs,
+    onStoreError: (error) => log.warn('store unavailable; computing uncached', { key, error: String(error) }),
+  });
   const age = Math.max(0, Math.floor((clock() - result.at) / 1000));
   const maxAge = Math.max(0, ttlSeconds - age);
   c.header('Cache-Control', `${visibility}, max-age=${maxAge}`);

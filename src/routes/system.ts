@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { access } from '../http/auth';
 import { createRouter, errors } from '../http/openapi';
 import { ApiError } from '../http/problem';
+import { STORE_TIMEOUT_MS, withDeadline } from '../store/deadline';
 import { getFreshness } from '../system/freshness';
 
 const healthRoute = createRoute({
@@ -72,7 +73,11 @@ const freshnessRoute = createRoute({
 export const systemRoutes = createRouter()
   .openapi(healthRoute, async (c) => {
     const { db, store, now } = c.env.deps;
-    const [database, storeState] = await Promise.allSettled([db.execute(sql`SELECT 1`), store.ping()]);
+    const [database, storeState] = await Promise.allSettled([
+      db.execute(sql`SELECT 1`),
+      // A stalled store reads as unavailable instead of holding the health check open.
+      withDeadline(store.ping(), STORE_TIMEOUT_MS),
+    ]);
     if (database.status === 'rejected') {
       throw new ApiError(503, 'service_unavailable', 'The database is unreachable.', undefined, {
         'Retry-After': '5',
