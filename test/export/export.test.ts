@@ -3,25 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { CSV_COLUMNS } from '../../src/signals/csv';
-import { FIXTURE, fixtureItems } from '../support/fixture';
+import { BULK, bulkItems, FIXTURE, fixtureItems } from '../support/fixture';
 import { backends, startTestApp, type TestApp } from '../support/harness';
 import { NASTY } from '../feeds/nasty';
-
-const BULK = 1050;
-/** Low-scored economic signals from Japan, so the clamp can be seen and fixture filters stay readable. */
-const bulkItems = () =>
-  Array.from({ length: BULK }, (_, i) => ({
-    threat_layer: 'economic',
-    significance_score: 1,
-    signal_valence: 'update',
-    title: `Bulk market note ${i}`,
-    content_display: `Routine market note number ${i}.`,
-    country_codes: ['JP'],
-    published_at: new Date(Date.UTC(2026, 9, 1) + i * 60_000).toISOString(),
-    is_anomaly: false,
-    source_url: `https://bulk.example.com/${i}`,
-    source: { name: 'Bulk Notes', tier: 'discovered' },
-  }));
 
 const ALL = { ...FIXTURE, ...NASTY } as Record<string, { source_url: string }>;
 const nameByUrl = new Map(Object.entries(ALL).map(([name, item]) => [item.source_url, name]));

@@ -159,3 +159,24 @@ export const FIXTURE = {
 
 export type FixtureName = keyof typeof FIXTURE;
 export const fixtureItems = () => Object.values(FIXTURE).map((item) => ({ ...item }));
+
+/** How many `bulkItems` there are: more than the export's cap of 1,000. */
+export const BULK = 1050;
+
+/**
+ * Old, low-scored economic signals from Japan: enough rows to see the export cap, below every
+ * fixture filter. `urlPath` keeps their source URLs apart from another suite's.
+ */
+export const bulkItems = (urlPath = '') =>
+  Array.from({ length: BULK }, (_, i) => ({
+    threat_layer: 'economic',
+    significance_score: 1,
+    signal_valence: 'update',
+    title: `Bulk market note ${i}`,
+    content_display: `Routine market note number ${i}.`,
+    country_codes: ['JP'],
+    published_at: new Date(Date.UTC(2026, 9, 1) + i * 60_000).toISOString(),
+    is_anomaly: false,
+    source_url: `https://bulk.example.com/${urlPath}${i}`,
+    source: { name: 'Bulk Notes', tier: 'discovered' },
+  }));

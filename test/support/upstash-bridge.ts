@@ -19,6 +19,11 @@
  * `@upstash/ratelimit` 2.x, so EVAL / SCRIPT LOAD strip that flag, and
  * EVALSHA translates the sha the client computed from the original script
  * into the sha of the script Redis actually holds.
+ *
+ * With `keyPrefix`, every key a command names (EVAL's KEYS included) is stored
+ * under that prefix, so a client whose own prefix is fixed (the Workers' `si`)
+ * still gets a namespace of its own per test run. Commands whose key positions
+ * the bridge does not know are refused rather than let out of the namespace.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -30,6 +35,8 @@ export interface UpstashBridgeOptions {
   redisUrl?: string;
   /** Defaults to a random token. */
   token?: string;
+  /** Stores every key as `<keyPrefix>:<key>` (see the module comment). */
+  keyPrefix?: string;
 }
 
 export type PauseMode =
@@ -60,6 +67,79 @@ interface PreparedCommand {
 
 /** Thrown for malformed requests; mapped to 400. */
 class BadRequest extends Error {}
+
+/**
+ * Where a command names its keys, for `keyPrefix`: its first argument, every argument, or
+ * EVAL's `script numkeys key…` form. Covers what the store adapter and @upstash/ratelimit send.
+ */
+const KEY_POSITIONS: Record<string, 'none' | 'first' | 'all' | 'eval'> = {
+  PING: 'none',
+  ECHO: 'none',
+  SCRIPT: 'none',
+  TIME: 'none',
+  DEL: 'all',
+  UNLINK: 'all',
+  EXISTS: 'all',
+  MGET: 'all',
+  TOUCH: 'all',
+  EVAL: 'eval',
+  EVALSHA: 'eval',
+  EVAL_RO: 'eval',
+  EVALSHA_RO: 'eval',
+  ...Object.fromEntries(
+    [
+      'GET',
+      'SET',
+      'SETEX',
+      'PSETEX',
+      'SETNX',
+      'GETDEL',
+      'GETEX',
+      'INCR',
+      'INCRBY',
+      'DECR',
+      'DECRBY',
+      'EXPIRE',
+      'PEXPIRE',
+      'TTL',
+      'PTTL',
+      'PERSIST',
+      'TYPE',
+      'HSET',
+      'HGET',
+      'HGETALL',
+      'HDEL',
+      'HINCRBY',
+      'HMGET',
+      'ZADD',
+      'ZREM',
+      'ZCARD',
+      'ZSCORE',
+      'ZRANGE',
+      'ZINCRBY',
+      'SADD',
+      'SREM',
+      'SMEMBERS',
+      'SCARD',
+    ].map((name) => [name, 'first' as const]),
+  ),
+};
+
+/** `args` of command `name` with every key under `prefix`. */
+function prefixKeys(name: string, args: string[], prefix: string): string[] {
+  const position = KEY_POSITIONS[name];
+  if (position === undefined) throw new BadRequest(`ERR ${name} is not supported with a key prefix`);
+  // An empty key is a placeholder (ratelimit's unused dynamic-limit key): it stays empty.
+  const under = (key: string) => (key === '' ? key : `${prefix}:${key}`);
+  if (position === 'first') return args.length > 0 ? [under(args[0]!), ...args.slice(1)] : args;
+  if (position === 'all') return args.map(under);
+  if (position === 'eval') {
+    const count = Number(args[1]);
+    if (!Number.isInteger(count) || count < 0) return args;
+    return args.map((arg, i) => (i >= 2 && i < 2 + count ? under(arg) : arg));
+  }
+  return args;
+}
 
 const sha1 = (text: string): string => createHash('sha1').update(text).digest('hex');
 
@@ -111,12 +191,13 @@ export async function startUpstashBridge(opts: UpstashBridgeOptions = {}): Promi
       throw new BadRequest('ERR command must be a non-empty JSON array');
     }
     // The client sends strings, numbers and booleans (objects arrive pre-stringified).
-    const [rawName, ...args] = command.map((part: unknown) =>
+    const [rawName, ...rawArgs] = command.map((part: unknown) =>
       typeof part === 'string' ? part : typeof part === 'object' ? JSON.stringify(part) : String(part),
     );
     // Upper-case on purpose: ioredis picks reply transformers (e.g. hgetall ->
     // object) by the exact lower-case name; we want the raw RESP reply.
     const name = rawName!.toUpperCase();
+    const args = opts.keyPrefix === undefined ? rawArgs : prefixKeys(name, rawArgs, opts.keyPrefix);
     if ((name === 'EVAL' || name === 'EVAL_RO') && args[0] !== undefined) {
       args[0] = rewriteScript(args[0]);
     } else if ((name === 'EVALSHA' || name === 'EVALSHA_RO') && args[0] !== undefined) {

@@ -3,7 +3,7 @@
  * served by Miniflare (wrangler's own runtime) on a loopback port, with bindings as secrets.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Miniflare } from 'miniflare';
@@ -26,7 +26,10 @@ export function buildWorker(env = ''): { dir: string; main: string } {
     env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
     stdio: 'pipe',
   });
-  return { dir, main: join(dir, 'index.js') };
+  // The bundle is named after the env's `main` (index.js for the API, cron.js for webhooks).
+  const bundles = readdirSync(dir).filter((name) => name.endsWith('.js'));
+  if (bundles.length !== 1) throw new Error(`expected one bundle in ${dir}, found: ${bundles.join(', ')}`);
+  return { dir, main: join(dir, bundles[0]!) };
 }
 
 /** compatibility_date and flags as wrangler.toml sets them, so workerd behaves as deployed. */
