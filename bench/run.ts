@@ -2,34 +2,35 @@
  * `npm run bench`: DESIGN §7 on 1,000,000 signals in a real Postgres.
  *
  * For each representative /api/v1/signals query it measures, in the same run and with the same
- * node-postgres pool size: the Node server (autocannon, 50 connections), the same SQL straight
- * through the driver (50 concurrent callers), and a bare node:http handler running that SQL
- * (autocannon, 50 connections). Prints p50/p99/throughput and the budget ratios, checks every
+ * node-postgres pool size: the Node server (its own process, driven by autocannon at 50
+ * connections), the same SQL straight through the driver (50 concurrent callers in this
+ * process), and a bare node:http handler running that SQL (its own process, autocannon).
+ * Prints p50/p99/throughput, the budget ratios and each server's CPU per request, checks every
  * query's plan uses an index, and writes everything to bench/results/<time>.json.
  *
  * DATABASE_URL (default postgres://postgres@127.0.0.1:5432/bench, created when missing),
- * BENCH_DURATION seconds per measurement (default 10), BENCH_CONNECTIONS (default 50).
+ * BENCH_DURATION seconds per measurement (default 10), BENCH_CONNECTIONS (default 50),
+ * BENCH_ONLY (comma-separated scenario names, to rerun a few).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { eq } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import { loadConfig } from '../src/config';
 import { postgresDatabase } from '../src/db/node';
-import { signals, sources } from '../src/db/schema';
+import type { Database } from '../src/db/client';
 import { issueKeyForEmail } from '../src/keys/service';
-import { nodeDeps, serveApp } from '../src/node-runtime';
-import { signalColumns, signalConditions, signalOrderFor, type SignalFilter } from '../src/signals/query';
-import { benchStore } from './store';
+import { signalPageQuery, signalRowsQuery, type SignalFilter } from '../src/signals/query';
 import { ensureDatabase, loadSignals } from './load';
 
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/bench';
 const duration = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 // One pool size for the app, the direct driver run and the bare handler, so only the app differs.
 const POOL_MAX = 20;
+const WARMUP_SECONDS = 2;
 
 interface Scenario {
   name: string;
@@ -37,66 +38,122 @@ interface Scenario {
   filter: SignalFilter;
   limit: number;
   offset: number;
+  format: 'json' | 'csv';
 }
 
+const scenario = (name: string, query: string, filter: SignalFilter, more: Partial<Scenario> = {}) => ({
+  name,
+  query,
+  filter,
+  limit: 50,
+  offset: 0,
+  format: 'json' as const,
+  ...more,
+});
+
 const SCENARIOS: Scenario[] = [
-  { name: 'no filter', query: 'limit=50', filter: {}, limit: 50, offset: 0 },
-  {
-    name: 'layers + min_score',
-    query: 'layers=military,cyber&min_score=7&limit=50',
-    filter: { layers: ['military', 'cyber'], minScore: 7 },
-    limit: 50,
-    offset: 0,
-  },
-  { name: 'country', query: 'country=UA&limit=50', filter: { country: 'UA' }, limit: 50, offset: 0 },
-  {
-    name: 'full-text search',
-    query: 'search=ceasefire&limit=50',
-    filter: { search: 'ceasefire' },
-    limit: 50,
-    offset: 0,
-  },
-  {
-    name: 'bbox',
-    query: 'bbox=44,22,53,41&limit=50',
-    filter: { bbox: { minLat: 44, minLng: 22, maxLat: 53, maxLng: 41 } },
-    limit: 50,
-    offset: 0,
-  },
-  { name: 'deep offset', query: 'limit=50&offset=5000', filter: {}, limit: 50, offset: 5000 },
-  { name: 'csv', query: 'format=csv&limit=100', filter: {}, limit: 100, offset: 0 },
+  scenario('no filter', 'limit=50', {}),
+  scenario('layers + min_score', 'layers=military,cyber&min_score=7&limit=50', {
+    layers: ['military', 'cyber'],
+    minScore: 7,
+  }),
+  scenario('country', 'country=UA&limit=50', { country: 'UA' }),
+  scenario('full-text search', 'search=ceasefire&limit=50', { search: 'ceasefire' }),
+  scenario('bbox', 'bbox=44,22,53,41&limit=50', { bbox: { minLat: 44, minLng: 22, maxLat: 53, maxLng: 41 } }),
+  scenario('deep offset', 'limit=50&offset=5000', {}, { offset: 5000 }),
+  scenario('csv', 'format=csv&limit=100', {}, { limit: 100, format: 'csv' }),
 ];
+
+/** The statement the app runs for `s`: Postgres builds the JSON page; CSV reads rows. */
+function statement(db: Database, s: Scenario): { text: string; values: unknown[] } {
+  const page = { limit: s.limit, offset: s.offset };
+  const built =
+    s.format === 'csv'
+      ? signalRowsQuery(db, s.filter, page).toSQL()
+      : new PgDialect().sqlToQuery(signalPageQuery(db, s.filter, page));
+  return { text: built.sql, values: built.params };
+}
 
 interface Figures {
   p50: number;
   p99: number;
   rps: number;
   errors: number;
+  /** CPU time of the server process per request, in ms (Linux only). */
+  cpuMs?: number;
 }
 
 const log = (line: string) => console.log(line);
 
-async function cannon(target: string, headers: Record<string, string>): Promise<Figures> {
-  const result = await autocannon({ url: target, connections, duration, headers });
+/** CPU seconds used so far by process `pid` (user + system), from /proc; undefined elsewhere. */
+function cpuSeconds(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+interface Server {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** Starts a bench/ server script in its own Node process; resolves once it prints its URL. */
+function startServer(script: string, env: Record<string, string>): Promise<Server> {
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL(script, import.meta.url).pathname], {
+    env: { ...process.env, ...env, DATABASE_URL: url, BENCH_POOL_MAX: String(POOL_MAX) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    createInterface({ input: child.stdout! }).once('line', (line) => {
+      resolve({ url: (JSON.parse(line) as { url: string }).url, pid: child.pid!, stop });
+    });
+  });
+}
+
+async function cannon(target: string, headers: Record<string, string>, seconds: number) {
+  return autocannon({ url: target, connections, duration: seconds, headers });
+}
+
+/** autocannon against `server` after a warm-up, with the server's CPU per request. */
+async function drive(server: Server, target: string, headers: Record<string, string>): Promise<Figures> {
+  await cannon(target, headers, WARMUP_SECONDS);
+  const before = cpuSeconds(server.pid);
+  const result = await cannon(target, headers, duration);
+  const after = cpuSeconds(server.pid);
   return {
     p50: result.latency.p50,
     p99: result.latency.p99,
     rps: result.requests.average,
     errors: result.errors + result.timeouts + result.non2xx,
+    cpuMs:
+      before === undefined || after === undefined
+        ? undefined
+        : ((after - before) * 1000) / result.requests.total,
   };
 }
 
-/** `connections` callers looping the query through the pool for `duration` seconds. */
-async function direct(pool: pg.Pool, text: string, values: unknown[]): Promise<Figures> {
+/** `connections` callers looping the statement through the pool for `seconds`. */
+async function direct(pool: pg.Pool, query: { text: string; values: unknown[] }, seconds = duration) {
   const latencies: number[] = [];
   let errors = 0;
-  const until = Date.now() + duration * 1000;
+  const until = Date.now() + seconds * 1000;
   await Promise.all(
     Array.from({ length: connections }, async () => {
       while (Date.now() < until) {
         const started = performance.now();
         try {
-          await pool.query({ text, values });
+          await pool.query(query);
         } catch {
           errors++;
         }
@@ -107,32 +164,13 @@ async function direct(pool: pg.Pool, text: string, values: unknown[]): Promise<F
   latencies.sort((a, b) => a - b);
   const at = (q: number) =>
     Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! * 100) / 100;
-  return { p50: at(0.5), p99: at(0.99), rps: latencies.length / duration, errors };
-}
-
-/** A bare node:http server that runs `text` per request and answers the rows as JSON. */
-async function bareServer(pool: pg.Pool, text: string, values: unknown[]) {
-  const server = createServer((_req, res) => {
-    pool.query({ text, values }).then(
-      (result) => {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result.rows));
-      },
-      () => res.writeHead(500).end(),
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { p50: at(0.5), p99: at(0.99), rps: latencies.length / seconds, errors };
 }
 
 const fmt = (f: Figures) =>
-  `p50 ${f.p50.toFixed(1)} ms  p99 ${f.p99.toFixed(1)} ms  ${f.rps.toFixed(0)} req/s${f.errors ? `  ERRORS ${f.errors}` : ''}`;
+  `p50 ${f.p50.toFixed(1)} ms  p99 ${f.p99.toFixed(1)} ms  ${f.rps.toFixed(0)} req/s` +
+  (f.cpuMs === undefined ? '' : `  ${f.cpuMs.toFixed(2)} ms CPU/req`) +
+  (f.errors ? `  ERRORS ${f.errors}` : '');
 
 async function main() {
   await ensureDatabase(url);
@@ -143,38 +181,25 @@ async function main() {
   log(`${total} signals.`);
 
   const key = (await issueKeyForEmail(db, `bench-${Date.now()}@example.org`, 'pro', 'bench')).key;
-  const config = { ...loadConfig({ LOG_LEVEL: 'silent' }) };
-  const app = await serveApp(nodeDeps(config, db, benchStore()), 0, '127.0.0.1');
+  const app = await startServer('serve-app.ts', {});
   const pool = new pg.Pool({ connectionString: url, max: POOL_MAX });
 
   const results = [];
   let pass = true;
-  for (const scenario of SCENARIOS) {
-    const built = db
-      .select(signalColumns)
-      .from(signals)
-      .innerJoin(sources, eq(sources.id, signals.sourceId))
-      .where(signalConditions(scenario.filter))
-      .orderBy(...signalOrderFor(scenario.filter))
-      .limit(scenario.limit + 1)
-      .offset(scenario.offset)
-      .toSQL();
-    const plan = (await pool.query({ text: `EXPLAIN ${built.sql}`, values: built.params })).rows
+  for (const s of SCENARIOS.filter((s) => !only || only.includes(s.name))) {
+    const query = statement(db, s);
+    const plan = (await pool.query({ text: `EXPLAIN ${query.text}`, values: query.values })).rows
       .map((r: Record<string, string>) => r['QUERY PLAN'])
       .join('\n');
     const usesIndex = /Index (Only )?Scan|Bitmap Index Scan/.test(plan) && !/Seq Scan on signals/.test(plan);
 
-    log(`\n## ${scenario.name}: /api/v1/signals?${scenario.query}`);
-    const appFigures = await cannon(
-      `${app.url.replace('localhost', '127.0.0.1')}/api/v1/signals?${scenario.query}`,
-      {
-        'X-Api-Key': key,
-      },
-    );
-    const directFigures = await direct(pool, built.sql, built.params);
-    const bare = await bareServer(pool, built.sql, built.params);
-    const bareFigures = await cannon(bare.url, {});
-    await bare.close();
+    log(`\n## ${s.name}: /api/v1/signals?${s.query}`);
+    const appFigures = await drive(app, `${app.url}/api/v1/signals?${s.query}`, { 'X-Api-Key': key });
+    await direct(pool, query, WARMUP_SECONDS);
+    const directFigures = await direct(pool, query);
+    const bare = await startServer('serve-bare.ts', { BENCH_SQL: JSON.stringify(query) });
+    const bareFigures = await drive(bare, bare.url, {});
+    await bare.stop();
 
     const p50Ratio = appFigures.p50 / Math.max(directFigures.p50, 0.01);
     const rpsRatio = appFigures.rps / Math.max(bareFigures.rps, 0.01);
@@ -187,7 +212,7 @@ async function main() {
       `  p50 app/direct ${p50Ratio.toFixed(2)} (≤ 1.5)   throughput app/bare ${rpsRatio.toFixed(2)} (≥ 0.6)   index ${usesIndex ? 'yes' : 'NO'}   ${ok ? 'OK' : 'OVER BUDGET'}`,
     );
     results.push({
-      ...scenario,
+      ...s,
       app: appFigures,
       direct: directFigures,
       bare: bareFigures,
@@ -206,7 +231,7 @@ async function main() {
     `${JSON.stringify({ at: new Date().toISOString(), signals: total, connections, duration, poolMax: POOL_MAX, pass, results }, null, 2)}\n`,
   );
   log(`\n${pass ? 'All budgets hold.' : 'Some budgets are not met.'} Results: ${file.pathname}`);
-  await app.close();
+  await app.stop();
   await pool.end();
   await database.close();
   process.exitCode = pass ? 0 : 1;

@@ -16,7 +16,7 @@ async function demoKey(db: Database, config: Config): Promise<string> {
   const file = join(config.DATA_DIR, 'demo-key');
   if (existsSync(file)) {
     const saved = readFileSync(file, 'utf8').trim();
-    const record = await findKeyByHash(db, await hashKey(saved));
+    const record = await findKeyByHash(db, hashKey(saved));
     if (record && !record.revoked) return saved;
   }
   const issued = await issueKeyForEmail(db, DEMO_EMAIL, 'pro', 'demo');

@@ -45,7 +45,7 @@ async function lookUp(c: Context<AppEnv>, keyHash: string): Promise<Caller | nul
  */
 async function authenticate(c: Context<AppEnv>, mode: AccessMode, raw: string): Promise<Caller | null> {
   if (!isWellFormedKey(raw)) return null;
-  const keyHash = await hashKey(raw);
+  const keyHash = hashKey(raw);
   const cached = cachedKey(keyHash);
   if (!cached) {
     const caller = await lookUp(c, keyHash);

@@ -72,18 +72,18 @@ export const PaginationSchema = z
   })
   .openapi('Pagination');
 
-/** `{ limit, offset, has_more, next_offset }` from a page fetched with one extra row. */
+/** `{ limit, offset, has_more, next_offset }` of a page. */
+export const pagination = (limit: number, offset: number, hasMore: boolean) => ({
+  limit,
+  offset,
+  has_more: hasMore,
+  next_offset: hasMore ? offset + limit : null,
+});
+
+/** A list page from rows fetched with one extra row. */
 export function paginate<T>(rows: T[], limit: number, offset: number) {
   const hasMore = rows.length > limit;
-  return {
-    data: hasMore ? rows.slice(0, limit) : rows,
-    pagination: {
-      limit,
-      offset,
-      has_more: hasMore,
-      next_offset: hasMore ? offset + limit : null,
-    },
-  };
+  return { data: hasMore ? rows.slice(0, limit) : rows, pagination: pagination(limit, offset, hasMore) };
 }
 
 export const security: Array<Record<string, string[]>> = [{ ApiKey: [] }, { Bearer: [] }];

@@ -61,7 +61,7 @@ export async function issueKey(
   const key = generateKey();
   const [row] = await db
     .insert(apiKeys)
-    .values({ accountId, keyHash: await hashKey(key), prefix: keyPrefix(key), name })
+    .values({ accountId, keyHash: hashKey(key), prefix: keyPrefix(key), name })
     .returning({ id: apiKeys.id, createdAt: apiKeys.createdAt });
   return {
     id: row!.id,

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { access } from '../http/auth';
-import { createRouter, errors, paginate, PaginationSchema, security } from '../http/openapi';
+import { createRouter, errors, paginate, pagination, PaginationSchema, security } from '../http/openapi';
 import {
   bboxParam,
   booleanParam,
@@ -16,7 +16,7 @@ import {
 import { invalidRequest, notFound } from '../http/problem';
 import { csvHeaders, signalsCsv } from '../signals/csv';
 import { getSignalDetail, SignalDetailSchema } from '../signals/detail';
-import { listSignals, type SignalFilter } from '../signals/query';
+import { listSignals, listSignalsJson, type SignalFilter } from '../signals/query';
 import { SignalSchema, signalJson } from '../signals/serialize';
 
 /** The filter parameters shared by /signals (and, in part, feeds and exports). */
@@ -137,12 +137,19 @@ const detailRoute = createRoute({
 export const signalRoutes = createRouter()
   .openapi(listRoute, async (c) => {
     const { limit, offset, format, ...query } = c.req.valid('query');
-    const rows = await listSignals(c.env.deps.db, toSignalFilter(query), { limit, offset });
-    const page = paginate(rows.map(signalJson), limit, offset);
+    const filter = toSignalFilter(query);
     if (format === 'csv') {
+      const page = paginate(
+        (await listSignals(c.env.deps.db, filter, { limit, offset })).map(signalJson),
+        limit,
+        offset,
+      );
       return c.body(signalsCsv(page.data), 200, csvHeaders('signals.csv'));
     }
-    return c.json(page, 200);
+    // Postgres serialises the signals; only the envelope is written here.
+    const page = await listSignalsJson(c.env.deps.db, filter, { limit, offset });
+    const body = `{"data":${page.data},"pagination":${JSON.stringify(pagination(limit, offset, page.hasMore))}}`;
+    return c.body(body, 200, { 'Content-Type': 'application/json' });
   })
   .openapi(detailRoute, async (c) => {
     const detail = await getSignalDetail(c.env.deps.db, c.req.valid('param').id);

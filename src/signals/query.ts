@@ -1,5 +1,5 @@
 import { and, asc, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
-import type { Database } from '../db/client';
+import { queryRows, type Database } from '../db/client';
 import { signals, sources } from '../db/schema';
 import type { Layer, Region, Valence } from '../vocab';
 
@@ -113,13 +113,13 @@ export type SignalRow = {
   sourceTier: string;
 };
 
-/** One page of signals in rank order; fetches `limit + 1` rows so callers can tell `has_more`. */
-export async function listSignals(
+/** The statement behind `listSignals`: `limit + 1` rows in rank order, so callers can tell `has_more`. */
+export const signalRowsQuery = (
   db: Database,
   filter: SignalFilter,
   page: { limit: number; offset: number },
-): Promise<SignalRow[]> {
-  return db
+) =>
+  db
     .select(signalColumns)
     .from(signals)
     .innerJoin(sources, eq(sources.id, signals.sourceId))
@@ -127,4 +127,58 @@ export async function listSignals(
     .orderBy(...signalOrderFor(filter))
     .limit(page.limit + 1)
     .offset(page.offset);
+
+/** One page of signals in rank order; fetches `limit + 1` rows so callers can tell `has_more`. */
+export async function listSignals(
+  db: Database,
+  filter: SignalFilter,
+  page: { limit: number; offset: number },
+): Promise<SignalRow[]> {
+  return signalRowsQuery(db, filter, page);
+}
+
+/** The columns of `signalRowsQuery` by position, in snake case (the join repeats `id`, `name`, `tier`). */
+const rowNames = Object.keys(signalColumns)
+  .map((key) => key.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`))
+  .join(', ');
+
+const isoTime = (column: string) =>
+  sql.raw(`to_char(p.${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+
+/**
+ * One signal as JSON, built by Postgres in exactly the shape and key order of `signalJson`
+ * (a test holds the two equal on both backends). Keep them in step when the schema changes.
+ */
+const signalObject = sql`json_build_object(
+  'id', p.id, 'threat_layer', p.threat_layer, 'significance_score', p.significance_score,
+  'signal_valence', p.signal_valence, 'title', p.title, 'content_display', p.content_display,
+  'country_codes', p.country_codes, 'region', p.region, 'city', p.city, 'lat', p.lat, 'lng', p.lng,
+  'language', p.language, 'published_at', ${isoTime('published_at')},
+  'collected_at', ${isoTime('collected_at')}, 'is_anomaly', p.is_anomaly, 'source_url', p.source_url,
+  'source', json_build_object('id', p.source_id, 'name', p.source_name, 'tier', p.source_tier))`;
+
+/**
+ * The statement behind `listSignalsJson`: the rows `listSignals` reads (limit + 1 of them, in
+ * rank order, on the same indexes), turned into one JSON array of at most `limit` signals by
+ * Postgres, plus how many rows there were so the caller can tell `has_more`.
+ */
+export function signalPageQuery(db: Database, filter: SignalFilter, page: { limit: number; offset: number }) {
+  // The window numbers only the page's own rows, so the scan below still stops at limit + 1.
+  return sql`SELECT coalesce(json_agg(${signalObject} ORDER BY p.rank) FILTER (WHERE p.rank <= ${page.limit}), '[]')::text AS data,
+      count(*)::int AS rows
+    FROM (SELECT r.*, row_number() OVER (ORDER BY r.significance_score DESC, r.published_at DESC, r.id) AS rank
+          FROM (${signalRowsQuery(db, filter, page)}) r(${sql.raw(rowNames)})) p`;
+}
+
+/**
+ * One page of signals as the JSON text of their array, serialised by Postgres: the hot path of
+ * `/api/v1/signals`, which then neither parses rows into objects nor stringifies them again.
+ */
+export async function listSignalsJson(
+  db: Database,
+  filter: SignalFilter,
+  page: { limit: number; offset: number },
+): Promise<{ data: string; hasMore: boolean }> {
+  const [result] = await queryRows<{ data: string; rows: number }>(db, signalPageQuery(db, filter, page));
+  return { data: result!.data, hasMore: result!.rows > page.limit };
 }

@@ -28,6 +28,6 @@ describe('API key format', () => {
   });
 
   it('hashes with SHA-256 in hex', async () => {
-    expect(await hashKey('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(hashKey('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   });
 });

@@ -60,7 +60,7 @@ describe('the keys commands of the operator CLI', () => {
     });
     const stored = await pgliteDatabase(join(dataDir, 'pglite'));
     try {
-      expect(await findKeyByHash(stored.db, await hashKey(issued.key!))).toMatchObject({
+      expect(await findKeyByHash(stored.db, hashKey(issued.key!))).toMatchObject({
         tier: 'free',
         revoked: false,
       });
