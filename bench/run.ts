@@ -16,12 +16,11 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { postgresDatabase } from '../src/db/node';
 import type { Database } from '../src/db/client';
 import { issueKeyForEmail } from '../src/keys/service';
-import { signalPageQuery, signalRowsQuery, type SignalFilter } from '../src/signals/query';
+import { signalPageStatement, signalRowsQuery, type SignalFilter } from '../src/signals/query';
 import { ensureDatabase, loadSignals } from './load';
 
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/bench';
@@ -64,13 +63,12 @@ const SCENARIOS: Scenario[] = [
   scenario('csv', 'format=csv&limit=100', {}, { limit: 100, format: 'csv' }),
 ];
 
-/** The statement the app runs for `s`: Postgres builds the JSON page; CSV reads rows. */
+/** The statement the app runs for `s`, bound: Postgres builds the JSON page; CSV reads rows. */
 function statement(db: Database, s: Scenario): { text: string; values: unknown[] } {
-  const page = { limit: s.limit, offset: s.offset };
   const built =
     s.format === 'csv'
-      ? signalRowsQuery(db, s.filter, page).toSQL()
-      : new PgDialect().sqlToQuery(signalPageQuery(db, s.filter, page));
+      ? signalRowsQuery(db, s.filter, { fetch: s.limit + 1, offset: s.offset }).toSQL()
+      : signalPageStatement(db, s.filter, { limit: s.limit, offset: s.offset });
   return { text: built.sql, values: built.params };
 }
 

@@ -1,4 +1,5 @@
-import type { SQL } from 'drizzle-orm';
+import { fillPlaceholders, type SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { Pool } from '@neondatabase/serverless';
 import { drizzle } from 'drizzle-orm/neon-serverless';
@@ -19,6 +20,43 @@ export interface DatabaseHandle {
 export async function queryRows<T>(db: Pick<Database, 'execute'>, query: SQL): Promise<T[]> {
   const result = (await db.execute(query)) as unknown as { rows: T[] };
   return result.rows;
+}
+
+/** SQL text compiled once by drizzle; its params may hold named `sql.placeholder`s. */
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+const dialect = new PgDialect();
+
+/** Compiles a drizzle query to text once, so a hot path can reuse it with fresh values. */
+export const compileStatement = (query: SQL): Statement => dialect.sqlToQuery(query);
+
+/** `statement` with its placeholders filled from `values`: the exact text and parameters sent. */
+export const boundStatement = (statement: Statement, values: Record<string, unknown>): Statement => ({
+  sql: statement.sql,
+  params: fillPlaceholders(statement.params, values),
+});
+
+/** What every driver we use (node-postgres, Neon, PGlite) offers as its own client. */
+interface DriverClient {
+  query(text: string, params: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * Runs a compiled statement through the driver's own client (`db.$client`), with the driver's
+ * default type parsing: for hot statements whose columns need no mapping, where drizzle's
+ * build and execute path cost more per request than the query's own round trip.
+ */
+export async function runStatement<T>(
+  db: Database,
+  statement: Statement,
+  values: Record<string, unknown>,
+): Promise<T[]> {
+  const { sql, params } = boundStatement(statement, values);
+  const { rows } = await (db as unknown as { $client: DriverClient }).$client.query(sql, params);
+  return rows as T[];
 }
 
 /**

@@ -1,5 +1,5 @@
-import { and, asc, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Database } from '../db/client';
+import { and, asc, eq, gte, inArray, lte, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { boundStatement, compileStatement, runStatement, type Database, type Statement } from '../db/client';
 import { signals, sources } from '../db/schema';
 import type { Layer, Region, Valence } from '../vocab';
 
@@ -20,22 +20,36 @@ export interface SignalFilter {
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 
+/** How a filter value enters SQL: as itself, or as a named placeholder (see `signalPageStatement`). */
+type Param = <T>(name: string, value: T) => T;
+const asValue: Param = (_, value) => value;
+
 /** The WHERE conditions for `filter`, each written to use an index of `signals`. */
-export function signalConditions(filter: SignalFilter): SQL | undefined {
+export function signalConditions(filter: SignalFilter, param: Param = asValue): SQL | undefined {
+  const { layers, bbox } = filter;
   const conditions: (SQL | undefined)[] = [
-    filter.layers?.length ? inArray(signals.threatLayer, filter.layers) : undefined,
-    filter.minScore ? gte(signals.significanceScore, filter.minScore) : undefined,
-    filter.region ? eq(signals.region, filter.region) : undefined,
-    filter.country ? sql`${signals.countryCodes} @> ARRAY[${filter.country}]::text[]` : undefined,
-    filter.city ? sql`${signals.city} ILIKE ${`%${escapeLike(filter.city)}%`}` : undefined,
-    filter.start ? gte(signals.publishedAt, filter.start) : undefined,
-    filter.end ? lte(signals.publishedAt, filter.end) : undefined,
-    filter.search ? sql`${signals.search} @@ websearch_to_tsquery('english', ${filter.search})` : undefined,
-    filter.valence ? eq(signals.signalValence, filter.valence) : undefined,
-    filter.bbox
-      ? sql`point(${signals.lng}, ${signals.lat}) <@ box(point(${filter.bbox.minLng}, ${filter.bbox.minLat}), point(${filter.bbox.maxLng}, ${filter.bbox.maxLat}))`
+    layers?.length
+      ? inArray(
+          signals.threatLayer,
+          layers.map((layer, i) => param(`layer${i}`, layer)),
+        )
       : undefined,
-    filter.anomaly === undefined ? undefined : eq(signals.isAnomaly, filter.anomaly),
+    filter.minScore ? gte(signals.significanceScore, param('minScore', filter.minScore)) : undefined,
+    filter.region ? eq(signals.region, param('region', filter.region)) : undefined,
+    filter.country
+      ? sql`${signals.countryCodes} @> ARRAY[${param('country', filter.country)}]::text[]`
+      : undefined,
+    filter.city ? sql`${signals.city} ILIKE ${param('city', `%${escapeLike(filter.city)}%`)}` : undefined,
+    filter.start ? gte(signals.publishedAt, param('start', filter.start)) : undefined,
+    filter.end ? lte(signals.publishedAt, param('end', filter.end)) : undefined,
+    filter.search
+      ? sql`${signals.search} @@ websearch_to_tsquery('english', ${param('search', filter.search)})`
+      : undefined,
+    filter.valence ? eq(signals.signalValence, param('valence', filter.valence)) : undefined,
+    bbox
+      ? sql`point(${signals.lng}, ${signals.lat}) <@ box(point(${param('minLng', bbox.minLng)}, ${param('minLat', bbox.minLat)}), point(${param('maxLng', bbox.maxLng)}, ${param('maxLat', bbox.maxLat)}))`
+      : undefined,
+    filter.anomaly === undefined ? undefined : eq(signals.isAnomaly, param('anomaly', filter.anomaly)),
   ];
   return and(...conditions.filter(Boolean));
 }
@@ -113,20 +127,26 @@ export type SignalRow = {
   sourceTier: string;
 };
 
-/** The statement behind `listSignals`: `limit + 1` rows in rank order, so callers can tell `has_more`. */
+type Page = { limit: number; offset: number };
+
+/** Which rows of the rank order a statement reads: `fetch` of them from `offset`. */
+type Window = { fetch: number | Placeholder; offset: number | Placeholder };
+
+/** The rows of one window of the rank order, with their source. */
 export const signalRowsQuery = (
   db: Database,
   filter: SignalFilter,
-  page: { limit: number; offset: number },
+  window: Window,
+  where: SQL | undefined = signalConditions(filter),
 ) =>
   db
     .select(signalColumns)
     .from(signals)
     .innerJoin(sources, eq(sources.id, signals.sourceId))
-    .where(signalConditions(filter))
+    .where(where)
     .orderBy(...signalOrderFor(filter))
-    .limit(page.limit + 1)
-    .offset(page.offset);
+    .limit(window.fetch)
+    .offset(window.offset);
 
 /** One page of signals in rank order; fetches `limit + 1` rows so callers can tell `has_more`. */
 export async function listSignals(
@@ -134,7 +154,7 @@ export async function listSignals(
   filter: SignalFilter,
   page: { limit: number; offset: number },
 ): Promise<SignalRow[]> {
-  return signalRowsQuery(db, filter, page);
+  return signalRowsQuery(db, filter, { fetch: page.limit + 1, offset: page.offset });
 }
 
 /** The columns of `signalRowsQuery` by position, in snake case (the join repeats `id`, `name`, `tier`). */
@@ -158,27 +178,65 @@ const signalObject = sql`json_build_object(
   'source', json_build_object('id', p.source_id, 'name', p.source_name, 'tier', p.source_tier))`;
 
 /**
- * The statement behind `listSignalsJson`: the rows `listSignals` reads (limit + 1 of them, in
- * rank order, on the same indexes), turned into one JSON array of at most `limit` signals by
- * Postgres, plus how many rows there were so the caller can tell `has_more`.
+ * The page as one JSON array of at most `limit` signals, built by Postgres from the rows
+ * `signalRowsQuery` reads (limit + 1 of them, in rank order, on the same indexes), plus how many
+ * rows there were so the caller can tell `has_more`. `where` carries the filter's values.
  */
-export function signalPageQuery(db: Database, filter: SignalFilter, page: { limit: number; offset: number }) {
+function signalPageQuery(db: Database, filter: SignalFilter, where: SQL | undefined) {
+  const limit = sql.placeholder('limit');
+  const window = { fetch: sql.placeholder('fetch'), offset: sql.placeholder('offset') };
+  const rows = signalRowsQuery(db, filter, window, where);
   // The window numbers only the page's own rows, so the scan below still stops at limit + 1.
-  return sql`SELECT coalesce(json_agg(${signalObject} ORDER BY p.rank) FILTER (WHERE p.rank <= ${page.limit}), '[]')::text AS data,
+  return sql`SELECT coalesce(json_agg(${signalObject} ORDER BY p.rank) FILTER (WHERE p.rank <= ${limit}), '[]')::text AS data,
       count(*)::int AS rows
     FROM (SELECT r.*, row_number() OVER (ORDER BY r.significance_score DESC, r.published_at DESC, r.id) AS rank
-          FROM (${signalRowsQuery(db, filter, page)}) r(${sql.raw(rowNames)})) p`;
+          FROM (${rows}) r(${sql.raw(rowNames)})) p`;
+}
+
+// Module level on purpose: compiled text only (no values), one per filter shape, and there are
+// few shapes; the bound is a backstop.
+const pageStatements = new Map<string, Statement>();
+const MAX_PAGE_STATEMENTS = 1000;
+
+/**
+ * The statement of one JSON page, compiled once per filter shape (which filters are present)
+ * and bound to this filter's values, so the hot path never rebuilds its SQL.
+ */
+export function signalPageStatement(db: Database, filter: SignalFilter, page: Page): Statement {
+  const values: Record<string, unknown> = {};
+  const where = signalConditions(filter, (name, value) => {
+    // Sent as the driver receives it, without drizzle's column encoders: times as ISO text.
+    values[name] = value instanceof Date ? value.toISOString() : value;
+    return sql.placeholder(name) as never;
+  });
+  const shape = Object.keys(values).join(',');
+  let statement = pageStatements.get(shape);
+  if (!statement) {
+    if (pageStatements.size >= MAX_PAGE_STATEMENTS) pageStatements.clear();
+    statement = compileStatement(signalPageQuery(db, filter, where));
+    pageStatements.set(shape, statement);
+  }
+  return boundStatement(statement, {
+    ...values,
+    limit: page.limit,
+    fetch: page.limit + 1,
+    offset: page.offset,
+  });
 }
 
 /**
  * One page of signals as the JSON text of their array, serialised by Postgres: the hot path of
- * `/api/v1/signals`, which then neither parses rows into objects nor stringifies them again.
+ * `/api/v1/signals`, which neither builds its SQL again nor parses rows into objects.
  */
 export async function listSignalsJson(
   db: Database,
   filter: SignalFilter,
-  page: { limit: number; offset: number },
+  page: Page,
 ): Promise<{ data: string; hasMore: boolean }> {
-  const [result] = await queryRows<{ data: string; rows: number }>(db, signalPageQuery(db, filter, page));
+  const [result] = await runStatement<{ data: string; rows: number }>(
+    db,
+    signalPageStatement(db, filter, page),
+    {},
+  );
   return { data: result!.data, hasMore: result!.rows > page.limit };
 }
