@@ -163,19 +163,17 @@ const rowNames = Object.keys(signalColumns)
   .join(', ');
 
 const isoTime = (column: string) =>
-  sql.raw(`to_char(p.${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+  sql.raw(`to_char(p.${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${column}`);
 
 /**
- * One signal as JSON, built by Postgres in exactly the shape and key order of `signalJson`
- * (a test holds the two equal on both backends). Keep them in step when the schema changes.
+ * One signal as a row whose JSON is exactly `signalJson`'s shape and key order (a test holds
+ * the two equal on both backends); keep them in step when the schema changes. A row rather
+ * than json_build_object: Postgres writes it compactly and builds it faster.
  */
-const signalObject = sql`json_build_object(
-  'id', p.id, 'threat_layer', p.threat_layer, 'significance_score', p.significance_score,
-  'signal_valence', p.signal_valence, 'title', p.title, 'content_display', p.content_display,
-  'country_codes', p.country_codes, 'region', p.region, 'city', p.city, 'lat', p.lat, 'lng', p.lng,
-  'language', p.language, 'published_at', ${isoTime('published_at')},
-  'collected_at', ${isoTime('collected_at')}, 'is_anomaly', p.is_anomaly, 'source_url', p.source_url,
-  'source', json_build_object('id', p.source_id, 'name', p.source_name, 'tier', p.source_tier))`;
+const signalRecord = sql`(SELECT s FROM (SELECT p.id, p.threat_layer, p.significance_score, p.signal_valence,
+  p.title, p.content_display, p.country_codes, p.region, p.city, p.lat, p.lng, p.language,
+  ${isoTime('published_at')}, ${isoTime('collected_at')}, p.is_anomaly, p.source_url,
+  (SELECT source FROM (SELECT p.source_id AS id, p.source_name AS name, p.source_tier AS tier) source) AS source) s)`;
 
 /**
  * The page as one JSON array of at most `limit` signals, built by Postgres from the rows
@@ -187,7 +185,7 @@ function signalPageQuery(db: Database, filter: SignalFilter, where: SQL | undefi
   const window = { fetch: sql.placeholder('fetch'), offset: sql.placeholder('offset') };
   const rows = signalRowsQuery(db, filter, window, where);
   // The window numbers only the page's own rows, so the scan below still stops at limit + 1.
-  return sql`SELECT coalesce(json_agg(${signalObject} ORDER BY p.rank) FILTER (WHERE p.rank <= ${limit}), '[]')::text AS data,
+  return sql`SELECT coalesce(json_agg(${signalRecord} ORDER BY p.rank) FILTER (WHERE p.rank <= ${limit}), '[]')::text AS data,
       count(*)::int AS rows
     FROM (SELECT r.*, row_number() OVER (ORDER BY r.significance_score DESC, r.published_at DESC, r.id) AS rank
           FROM (${rows}) r(${sql.raw(rowNames)})) p`;
