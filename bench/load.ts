@@ -79,7 +79,7 @@ export async function ensureIndexes(db: Database, log: (line: string) => void): 
       await tx.execute(sql.raw(index.create));
     });
   }
-  // Expression indexes (geo, first country) get their statistics only from an ANALYZE.
+  // An expression index (first country) gets its statistics only from an ANALYZE.
   if (missing.length) await db.execute(sql`ANALYZE signals`);
 }
 

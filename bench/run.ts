@@ -59,6 +59,9 @@ const SCENARIOS: Scenario[] = [
   scenario('country', 'country=UA&limit=50', { country: 'UA' }),
   scenario('full-text search', 'search=ceasefire&limit=50', { search: 'ceasefire' }),
   scenario('bbox', 'bbox=44,22,53,41&limit=50', { bbox: { minLat: 44, minLng: 22, maxLat: 53, maxLng: 41 } }),
+  scenario('bbox (city)', 'bbox=50.3,30.3,50.6,30.7&limit=50', {
+    bbox: { minLat: 50.3, minLng: 30.3, maxLat: 50.6, maxLng: 30.7 },
+  }),
   scenario('deep offset', 'limit=50&offset=5000', {}, { offset: 5000 }),
   scenario('csv', 'format=csv&limit=100', {}, { limit: 100, format: 'csv' }),
 ];

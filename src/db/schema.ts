@@ -83,7 +83,7 @@ export const signals = pgTable(
       .where(sql`${t.isAnomaly}`),
     index('signals_countries_idx').using('gin', t.countryCodes),
     index('signals_search_idx').using('gin', t.search),
-    index('signals_geo_idx').using('gist', sql`point(${t.lng}, ${t.lat})`),
+    index('signals_lat_lng_idx').on(t.lat, t.lng),
     index('signals_published_idx').on(t.publishedAt),
     index('signals_layer_country_time_idx').on(t.threatLayer, sql`(${t.countryCodes}[1])`, t.publishedAt),
     index('signals_ingest_cursor_idx').on(t.ingestedAt, t.id),

@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, inArray, lte, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, asc, between, eq, gte, inArray, lte, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { boundStatement, compileStatement, runStatement, type Database, type Statement } from '../db/client';
 import { signals, sources } from '../db/schema';
 import type { Layer, Region, Valence } from '../vocab';
@@ -46,9 +46,10 @@ export function signalConditions(filter: SignalFilter, param: Param = asValue): 
       ? sql`${signals.search} @@ websearch_to_tsquery('english', ${param('search', filter.search)})`
       : undefined,
     filter.valence ? eq(signals.signalValence, param('valence', filter.valence)) : undefined,
-    bbox
-      ? sql`point(${signals.lng}, ${signals.lat}) <@ box(point(${param('minLng', bbox.minLng)}, ${param('minLat', bbox.minLat)}), point(${param('maxLng', bbox.maxLng)}, ${param('maxLat', bbox.maxLat)}))`
-      : undefined,
+    // Ranges, not a geometric operator: their estimates come from the columns' histograms, so
+    // the planner walks the rank index for a large box and the (lat, lng) index for a small one.
+    bbox ? between(signals.lat, param('minLat', bbox.minLat), param('maxLat', bbox.maxLat)) : undefined,
+    bbox ? between(signals.lng, param('minLng', bbox.minLng), param('maxLng', bbox.maxLng)) : undefined,
     filter.anomaly === undefined ? undefined : eq(signals.isAnomaly, param('anomaly', filter.anomaly)),
   ];
   return and(...conditions.filter(Boolean));
