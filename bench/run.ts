@@ -20,7 +20,8 @@ import pg from 'pg';
 import { postgresDatabase } from '../src/db/node';
 import type { Database } from '../src/db/client';
 import { issueKeyForEmail } from '../src/keys/service';
-import { signalPageStatement, signalRowsQuery, type SignalFilter } from '../src/signals/query';
+import { signalPageStatement } from '../src/signals/page';
+import type { SignalFilter } from '../src/signals/query';
 import { ensureDatabase, loadSignals } from './load';
 
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/bench';
@@ -66,12 +67,9 @@ const SCENARIOS: Scenario[] = [
   scenario('csv', 'format=csv&limit=100', {}, { limit: 100, format: 'csv' }),
 ];
 
-/** The statement the app runs for `s`, bound: Postgres builds the JSON page; CSV reads rows. */
+/** The statement the app runs for `s`, bound to its values. */
 function statement(db: Database, s: Scenario): { text: string; values: unknown[] } {
-  const built =
-    s.format === 'csv'
-      ? signalRowsQuery(db, s.filter, { fetch: s.limit + 1, offset: s.offset }).toSQL()
-      : signalPageStatement(db, s.filter, { limit: s.limit, offset: s.offset });
+  const built = signalPageStatement(db, s.filter, { limit: s.limit, offset: s.offset }, s.format);
   return { text: built.sql, values: built.params };
 }
 

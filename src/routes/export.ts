@@ -4,8 +4,8 @@ import { cachedPublicRead, canonicalQuery, publicCacheKey } from '../http/etag';
 import { createRouter, errors } from '../http/openapi';
 import { countryParam, layerParam, numberParam, valenceParam } from '../http/params';
 import { csvHeaders, signalsCsv } from '../signals/csv';
-import { listSignals } from '../signals/query';
-import { SignalSchema, signalJson } from '../signals/serialize';
+import { listSignalPage } from '../signals/page';
+import { SignalSchema } from '../signals/serialize';
 
 export const EXPORT_MAX_ROWS = 1000;
 const EXPORT_DEFAULT_ROWS = 200;
@@ -75,11 +75,11 @@ export const exportRoutes = createRouter().openapi(exportRoute, async (c) => {
   const key = await publicCacheKey('export', canonicalQuery(c.req.url, EXPORT_PARAMS));
   return cachedPublicRead(c, { key, maxAge: EXPORT_MAX_AGE }, async () => {
     const filter = { layers: layer ? [layer] : undefined, country, valence, minScore };
-    const rows = (await listSignals(db, filter, { limit, offset: 0 })).slice(0, limit).map(signalJson);
+    const page = await listSignalPage(db, filter, { limit, offset: 0 }, format);
     const filename = `signals-${now().toISOString().slice(0, 10)}.${format}`;
-    if (format === 'csv') return { body: signalsCsv(rows), headers: csvHeaders(filename) };
+    if (format === 'csv') return { body: signalsCsv(page.data), headers: csvHeaders(filename) };
     return {
-      body: JSON.stringify({ data: rows, count: rows.length, limit }),
+      body: `{"data":${page.data},"count":${page.count},"limit":${limit}}`,
       headers: {
         'Content-Type': 'application/json; charset=utf-8',
         'Content-Disposition': `attachment; filename="${filename}"`,

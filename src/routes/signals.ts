@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { access } from '../http/auth';
-import { createRouter, errors, paginate, pagination, PaginationSchema, security } from '../http/openapi';
+import { createRouter, errors, pagination, PaginationSchema, security } from '../http/openapi';
 import {
   bboxParam,
   booleanParam,
@@ -16,8 +16,9 @@ import {
 import { invalidRequest, notFound } from '../http/problem';
 import { csvHeaders, signalsCsv } from '../signals/csv';
 import { getSignalDetail, SignalDetailSchema } from '../signals/detail';
-import { listSignals, listSignalsJson, type SignalFilter } from '../signals/query';
-import { SignalSchema, signalJson } from '../signals/serialize';
+import { listSignalPage } from '../signals/page';
+import type { SignalFilter } from '../signals/query';
+import { SignalSchema } from '../signals/serialize';
 
 /** The filter parameters shared by /signals (and, in part, feeds and exports). */
 export const SignalFilterQuery = z.object({
@@ -137,19 +138,12 @@ const detailRoute = createRoute({
 export const signalRoutes = createRouter()
   .openapi(listRoute, async (c) => {
     const { limit, offset, format, ...query } = c.req.valid('query');
-    const filter = toSignalFilter(query);
-    if (format === 'csv') {
-      const page = paginate(
-        (await listSignals(c.env.deps.db, filter, { limit, offset })).map(signalJson),
-        limit,
-        offset,
-      );
-      return c.body(signalsCsv(page.data), 200, csvHeaders('signals.csv'));
-    }
-    // Postgres serialises the signals; only the envelope is written here.
-    const page = await listSignalsJson(c.env.deps.db, filter, { limit, offset });
-    const body = `{"data":${page.data},"pagination":${JSON.stringify(pagination(limit, offset, page.hasMore))}}`;
-    return c.body(body, 200, { 'Content-Type': 'application/json' });
+    const page = await listSignalPage(c.env.deps.db, toSignalFilter(query), { limit, offset }, format);
+    if (format === 'csv') return c.body(signalsCsv(page.data), 200, csvHeaders('signals.csv'));
+    const envelope = JSON.stringify(pagination(limit, offset, page.hasMore));
+    return c.body(`{"data":${page.data},"pagination":${envelope}}`, 200, {
+      'Content-Type': 'application/json',
+    });
   })
   .openapi(detailRoute, async (c) => {
     const detail = await getSignalDetail(c.env.deps.db, c.req.valid('param').id);

@@ -1,6 +1,3 @@
-import { stringify } from 'csv-stringify/sync';
-import type { SignalJson } from './serialize';
-
 export const CSV_COLUMNS = [
   'id',
   'threat_layer',
@@ -23,41 +20,11 @@ export const CSV_COLUMNS = [
   'source_tier',
 ] as const;
 
-const FORMULA_START = /^[=+\-@]/;
-
-/** Prefixes `'` to text a spreadsheet would run as a formula (CSV injection). */
-export const neutralizeFormula = (text: string) => (FORMULA_START.test(text) ? `'${text}` : text);
-
-function csvRow(signal: SignalJson): string[] {
-  const text = (value: string | null) => (value === null ? '' : neutralizeFormula(value));
-  const number = (value: number | null) => (value === null ? '' : String(value));
-  return [
-    signal.id,
-    signal.threat_layer,
-    String(signal.significance_score),
-    signal.signal_valence,
-    text(signal.title),
-    text(signal.content_display),
-    signal.country_codes.join(';'),
-    text(signal.region),
-    text(signal.city),
-    number(signal.lat),
-    number(signal.lng),
-    text(signal.language),
-    signal.published_at,
-    signal.collected_at,
-    String(signal.is_anomaly),
-    text(signal.source_url),
-    signal.source.id,
-    text(signal.source.name),
-    signal.source.tier,
-  ];
-}
-
-/** RFC 4180 CSV: header row, CRLF line ends, every field of the signal. */
-export function signalsCsv(rows: SignalJson[]): string {
-  return stringify([[...CSV_COLUMNS], ...rows.map(csvRow)], { record_delimiter: '\r\n' });
-}
+/**
+ * RFC 4180 CSV (header row, CRLF line ends, UTF-8) from records Postgres wrote (signals/page.ts):
+ * `records` joined by CRLF, none for an empty page.
+ */
+export const signalsCsv = (records: string) => `${CSV_COLUMNS.join(',')}\r\n${records && `${records}\r\n`}`;
 
 /** Response headers for a CSV download named `filename`. */
 export const csvHeaders = (filename: string) => ({

@@ -1,5 +1,5 @@
 import { and, asc, between, eq, gte, inArray, lte, sql, type Placeholder, type SQL } from 'drizzle-orm';
-import { boundStatement, compileStatement, runStatement, type Database, type Statement } from '../db/client';
+import type { Database } from '../db/client';
 import { signals, sources } from '../db/schema';
 import type { Layer, Region, Valence } from '../vocab';
 
@@ -20,8 +20,8 @@ export interface SignalFilter {
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 
-/** How a filter value enters SQL: as itself, or as a named placeholder (see `signalPageStatement`). */
-type Param = <T>(name: string, value: T) => T;
+/** How a filter value enters SQL: as itself, or as a named placeholder (see signals/page.ts). */
+export type Param = <T>(name: string, value: T) => T;
 const asValue: Param = (_, value) => value;
 
 /** The WHERE conditions for `filter`, each written to use an index of `signals`. */
@@ -128,10 +128,10 @@ export type SignalRow = {
   sourceTier: string;
 };
 
-type Page = { limit: number; offset: number };
+export type Page = { limit: number; offset: number };
 
 /** Which rows of the rank order a statement reads: `fetch` of them from `offset`. */
-type Window = { fetch: number | Placeholder; offset: number | Placeholder };
+export type Window = { fetch: number | Placeholder; offset: number | Placeholder };
 
 /** The rows of one window of the rank order, with their source. */
 export const signalRowsQuery = (
@@ -156,86 +156,4 @@ export async function listSignals(
   page: { limit: number; offset: number },
 ): Promise<SignalRow[]> {
   return signalRowsQuery(db, filter, { fetch: page.limit + 1, offset: page.offset });
-}
-
-/** The columns of `signalRowsQuery` by position, in snake case (the join repeats `id`, `name`, `tier`). */
-const rowNames = Object.keys(signalColumns)
-  .map((key) => key.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`))
-  .join(', ');
-
-const isoTime = (column: string) =>
-  sql.raw(`to_char(p.${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${column}`);
-
-/**
- * One signal as a row whose JSON is exactly `signalJson`'s shape and key order (a test holds
- * the two equal on both backends); keep them in step when the schema changes. A row rather
- * than json_build_object: Postgres writes it compactly and builds it faster.
- */
-const signalRecord = sql`(SELECT s FROM (SELECT p.id, p.threat_layer, p.significance_score, p.signal_valence,
-  p.title, p.content_display, p.country_codes, p.region, p.city, p.lat, p.lng, p.language,
-  ${isoTime('published_at')}, ${isoTime('collected_at')}, p.is_anomaly, p.source_url,
-  (SELECT source FROM (SELECT p.source_id AS id, p.source_name AS name, p.source_tier AS tier) source) AS source) s)`;
-
-/**
- * The page as one JSON array of at most `limit` signals, built by Postgres from the rows
- * `signalRowsQuery` reads (limit + 1 of them, in rank order, on the same indexes), plus how many
- * rows there were so the caller can tell `has_more`. `where` carries the filter's values.
- */
-function signalPageQuery(db: Database, filter: SignalFilter, where: SQL | undefined) {
-  const limit = sql.placeholder('limit');
-  const window = { fetch: sql.placeholder('fetch'), offset: sql.placeholder('offset') };
-  const rows = signalRowsQuery(db, filter, window, where);
-  // The window numbers only the page's own rows, so the scan below still stops at limit + 1.
-  return sql`SELECT coalesce(json_agg(${signalRecord} ORDER BY p.rank) FILTER (WHERE p.rank <= ${limit}), '[]')::text AS data,
-      count(*)::int AS rows
-    FROM (SELECT r.*, row_number() OVER (ORDER BY r.significance_score DESC, r.published_at DESC, r.id) AS rank
-          FROM (${rows}) r(${sql.raw(rowNames)})) p`;
-}
-
-// Module level on purpose: compiled text only (no values), one per filter shape, and there are
-// few shapes; the bound is a backstop.
-const pageStatements = new Map<string, Statement>();
-const MAX_PAGE_STATEMENTS = 1000;
-
-/**
- * The statement of one JSON page, compiled once per filter shape (which filters are present)
- * and bound to this filter's values, so the hot path never rebuilds its SQL.
- */
-export function signalPageStatement(db: Database, filter: SignalFilter, page: Page): Statement {
-  const values: Record<string, unknown> = {};
-  const where = signalConditions(filter, (name, value) => {
-    // Sent as the driver receives it, without drizzle's column encoders: times as ISO text.
-    values[name] = value instanceof Date ? value.toISOString() : value;
-    return sql.placeholder(name) as never;
-  });
-  const shape = Object.keys(values).join(',');
-  let statement = pageStatements.get(shape);
-  if (!statement) {
-    if (pageStatements.size >= MAX_PAGE_STATEMENTS) pageStatements.clear();
-    statement = compileStatement(signalPageQuery(db, filter, where));
-    pageStatements.set(shape, statement);
-  }
-  return boundStatement(statement, {
-    ...values,
-    limit: page.limit,
-    fetch: page.limit + 1,
-    offset: page.offset,
-  });
-}
-
-/**
- * One page of signals as the JSON text of their array, serialised by Postgres: the hot path of
- * `/api/v1/signals`, which neither builds its SQL again nor parses rows into objects.
- */
-export async function listSignalsJson(
-  db: Database,
-  filter: SignalFilter,
-  page: Page,
-): Promise<{ data: string; hasMore: boolean }> {
-  const [result] = await runStatement<{ data: string; rows: number }>(
-    db,
-    signalPageStatement(db, filter, page),
-    {},
-  );
-  return { data: result!.data, hasMore: result!.rows > page.limit };
 }

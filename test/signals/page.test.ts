@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../../src/db/client';
+import { ingestSignals } from '../../src/ingest/pipeline';
+import { parse } from 'csv-parse/sync';
+import { CSV_COLUMNS, signalsCsv } from '../../src/signals/csv';
+import { listSignalPage } from '../../src/signals/page';
+import { listSignals, type SignalFilter } from '../../src/signals/query';
+import { signalJson, type SignalJson } from '../../src/signals/serialize';
+import { NASTY } from '../feeds/nasty';
+import { fixtureItems } from '../support/fixture';
+import { backends } from '../support/harness';
+
+/** Values whose JSON text Postgres and JavaScript write differently, though they mean the same. */
+const EDGES = [
+  {
+    threat_layer: 'disaster',
+    significance_score: 0.1,
+    signal_valence: 'crisis',
+    title: 'Tremor felt on the equator, a hair east of Greenwich',
+    content_display: 'Line one\nline two\ttabbed "quoted" back\\slash \u2028 separator 🌋',
+    country_codes: ['GH', 'TG'],
+    city: null,
+    lat: 0.0000001,
+    lng: 1e-7,
+    published_at: '2026-11-20T10:00:00.123456Z',
+    collected_at: '2026-11-20T10:00:01.999999Z',
+    source_url: 'https://edges.example.com/tremor',
+    source: { name: 'Edge Cases', tier: 'discovered' },
+  },
+  {
+    threat_layer: 'economic',
+    significance_score: 10,
+    signal_valence: 'update',
+    title: 'No place\rat all',
+    content_display: 'A signal with no country or city\nand no coordinates (a line break, nothing else to quote)',
+    country_codes: [],
+    published_at: '1999-12-31T23:59:59Z',
+    source_url: 'https://edges.example.com/nowhere',
+    source: { name: 'Edge Cases' },
+  },
+];
+
+describe.each(backends)('a page of signals written by Postgres on $name', (backend) => {
+  let database: DatabaseHandle;
+
+  beforeAll(async () => {
+    database = await backend.open();
+    const items = [...fixtureItems(), ...Object.values(NASTY), ...EDGES];
+    expect(await ingestSignals(database.db, items)).toMatchObject({ accepted: items.length, rejected: 0 });
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  const PAGES: [string, SignalFilter, { limit: number; offset: number }][] = [
+    ['everything', {}, { limit: 100, offset: 0 }],
+    ['a first page', {}, { limit: 3, offset: 0 }],
+    ['a middle page', {}, { limit: 4, offset: 5 }],
+    ['the last page exactly', {}, { limit: 5, offset: 10 }],
+    ['past the end', {}, { limit: 5, offset: 100 }],
+    ['a layer and a score', { layers: ['cyber', 'military'], minScore: 5 }, { limit: 2, offset: 0 }],
+    ['a search', { search: 'power' }, { limit: 10, offset: 0 }],
+    ['a box', { bbox: { minLat: -1, minLng: -1, maxLat: 60, maxLng: 40 } }, { limit: 10, offset: 0 }],
+    ['nothing', { country: 'AQ' }, { limit: 10, offset: 0 }],
+  ];
+
+  /** The page as listSignals reads it, in the public shape. */
+  const expectedPage = async (filter: SignalFilter, page: { limit: number; offset: number }) => {
+    const rows = await listSignals(database.db, filter, page);
+    return { signals: rows.slice(0, page.limit).map(signalJson), hasMore: rows.length > page.limit };
+  };
+
+  it.each(PAGES)('JSON equals the rows of listSignals in the public shape: %s', async (_, filter, page) => {
+    const expected = await expectedPage(filter, page);
+    const built = await listSignalPage(database.db, filter, page, 'json');
+    const data = JSON.parse(built.data) as unknown[];
+    expect(data).toEqual(expected.signals);
+    // Same keys in the same order, so the two serialisations read alike too.
+    expect(data.map((signal) => JSON.stringify(Object.keys(signal as object)))).toEqual(
+      expected.signals.map((signal) => JSON.stringify(Object.keys(signal))),
+    );
+    expect(built).toMatchObject({ count: expected.signals.length, hasMore: expected.hasMore });
+  });
+
+  /** A text cell as the CSV must carry it: empty for null, `'` before a formula's first character. */
+  const cell = (text: string | null) => (text === null ? '' : /^[=+\-@]/.test(text) ? `'${text}` : text);
+  const numberCell = (value: number | null) => (value === null ? '' : value);
+
+  it.each(PAGES)('CSV parses strictly to the same signals: %s', async (_, filter, page) => {
+    const expected = await expectedPage(filter, page);
+    const built = await listSignalPage(database.db, filter, page, 'csv');
+    expect(built).toMatchObject({ count: expected.signals.length, hasMore: expected.hasMore });
+    const text = signalsCsv(built.data);
+    const [header, ...records] = parse(text, {
+      record_delimiter: '\r\n',
+      relax_quotes: false,
+      relax_column_count: false,
+    }) as string[][];
+    expect(text.endsWith('\r\n')).toBe(true);
+    // Outside quoted fields, a line break only ever ends a record (a parser set to CRLF would
+    // read a bare LF into the field; a spreadsheet would start a new row).
+    const unquoted = text.replace(/"(?:[^"]|"")*"/g, '""').split('\r\n');
+    expect(unquoted.filter((line) => /[\r\n]/.test(line))).toEqual([]);
+    expect(header).toEqual([...CSV_COLUMNS]);
+    const read = records.map((record) =>
+      Object.fromEntries(CSV_COLUMNS.map((name, i) => [name, record[i]!])),
+    );
+    expect(
+      read.map((r) => ({
+        ...r,
+        significance_score: Number(r.significance_score),
+        lat: r.lat && Number(r.lat),
+        lng: r.lng && Number(r.lng),
+      })),
+    ).toEqual(
+      expected.signals.map((s: SignalJson) => ({
+        id: s.id,
+        threat_layer: s.threat_layer,
+        significance_score: s.significance_score,
+        signal_valence: s.signal_valence,
+        title: cell(s.title),
+        content_display: cell(s.content_display),
+        country_codes: s.country_codes.join(';'),
+        region: cell(s.region),
+        city: cell(s.city),
+        lat: numberCell(s.lat),
+        lng: numberCell(s.lng),
+        language: cell(s.language),
+        published_at: s.published_at,
+        collected_at: s.collected_at,
+        is_anomaly: String(s.is_anomaly),
+        source_url: cell(s.source_url),
+        source_id: s.source.id,
+        source_name: cell(s.source.name),
+        source_tier: s.source.tier,
+      })),
+    );
+  });
+});
