@@ -80,10 +80,4 @@ export const pagination = (limit: number, offset: number, hasMore: boolean) => (
   next_offset: hasMore ? offset + limit : null,
 });
 
-/** A list page from rows fetched with one extra row. */
-export function paginate<T>(rows: T[], limit: number, offset: number) {
-  const hasMore = rows.length > limit;
-  return { data: hasMore ? rows.slice(0, limit) : rows, pagination: pagination(limit, offset, hasMore) };
-}
-
 export const security: Array<Record<string, string[]>> = [{ ApiKey: [] }, { Bearer: [] }];

@@ -7,7 +7,7 @@ import { signalColumns, signalConditions, signalRowsQuery, type Page, type Signa
  * Pages of signals written by Postgres: the hot path of /api/v1/signals and the export. The app
  * then neither builds the SQL again (one compiled statement per filter shape and format) nor
  * parses rows into objects to serialise them once more: Postgres reads the page's rows in rank
- * order, on the same indexes as `listSignals`, and writes them as JSON or CSV text.
+ * order (`signalRowsQuery`, on its indexes), and writes them as JSON or CSV text.
  */
 export type PageFormat = 'json' | 'csv';
 

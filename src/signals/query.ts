@@ -148,12 +148,3 @@ export const signalRowsQuery = (
     .orderBy(...signalOrderFor(filter))
     .limit(window.fetch)
     .offset(window.offset);
-
-/** One page of signals in rank order; fetches `limit + 1` rows so callers can tell `has_more`. */
-export async function listSignals(
-  db: Database,
-  filter: SignalFilter,
-  page: { limit: number; offset: number },
-): Promise<SignalRow[]> {
-  return signalRowsQuery(db, filter, { fetch: page.limit + 1, offset: page.offset });
-}

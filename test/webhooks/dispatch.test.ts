@@ -12,7 +12,7 @@ import type { CreateWebhook } from '../../src/webhooks/schemas';
 import { createWebhook, findWebhook, recentDeliveries, updateWebhook } from '../../src/webhooks/service';
 import { FIXTURE } from '../support/fixture';
 import { backends, createKey, memoryLogger } from '../support/harness';
-import { startReceiver, type Receiver, type Reply } from './receiver';
+import { startReceiver, WEBHOOK_FIELDS, type Receiver, type Reply } from './receiver';
 
 const SECRET = 'test-secret-0123456789';
 const HOUR = 3_600_000;
@@ -91,20 +91,7 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     const [{ headers, raw, body }] = r.received as [(typeof r.received)[number]];
     expect(Object.keys(body)).toEqual(['webhook_id', 'fired_at', 'signal_count', 'signals']);
     expect(body).toMatchObject({ webhook_id: row.id, signal_count: 2 });
-    expect(Object.keys(body.signals[0]!).sort()).toEqual(
-      [
-        'id',
-        'threat_layer',
-        'significance_score',
-        'signal_valence',
-        'content_display',
-        'country_codes',
-        'published_at',
-        'collected_at',
-        'is_anomaly',
-        'source_url',
-      ].sort(),
-    );
+    expect(Object.keys(body.signals[0]!).sort()).toEqual([...WEBHOOK_FIELDS].sort());
     expect(headers['content-type']).toBe('application/json');
     expect(headers['user-agent']).toBe('SignalIntel-Webhooks/1');
 

@@ -1,6 +1,20 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** The fields of a signal in a delivery (spec, "Signal"). */
+export const WEBHOOK_FIELDS = [
+  'id',
+  'threat_layer',
+  'significance_score',
+  'signal_valence',
+  'content_display',
+  'country_codes',
+  'published_at',
+  'collected_at',
+  'is_anomaly',
+  'source_url',
+] as const;
+
 export interface Received {
   path: string;
   headers: IncomingHttpHeaders;

@@ -5,24 +5,11 @@ import { generateEncryptionKey } from '../../src/webhooks/crypto';
 import { FIXTURE } from '../support/fixture';
 import { ADMIN_TOKEN } from '../support/harness';
 import { testDatabaseUrl, testRedisUrl } from '../support/services';
-import { startReceiver, type Receiver } from '../webhooks/receiver';
+import { startReceiver, WEBHOOK_FIELDS, type Receiver } from '../webhooks/receiver';
 import { startWorkerServices, type WorkerServices } from './services';
 import { startWorkerd, type WorkerdInstance } from './workerd';
 
 const SECRET = 'workerd-e2e-secret-0123456789';
-/** The fields of a signal in a delivery (spec, "Signal"). */
-const WEBHOOK_FIELDS = [
-  'id',
-  'threat_layer',
-  'significance_score',
-  'signal_valence',
-  'content_display',
-  'country_codes',
-  'published_at',
-  'collected_at',
-  'is_anomaly',
-  'source_url',
-] as const;
 
 type ApiSignal = Record<(typeof WEBHOOK_FIELDS)[number], unknown> & { id: string; source_url: string };
 
