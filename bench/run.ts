@@ -10,7 +10,9 @@
  *
  * DATABASE_URL (default postgres://postgres@127.0.0.1:5432/bench, created when missing),
  * BENCH_DURATION seconds per measurement (default 10), BENCH_CONNECTIONS (default 50),
- * BENCH_ONLY (comma-separated scenario names, to rerun a few).
+ * BENCH_ONLY (comma-separated scenario names, to rerun a few; `dispatch` for the dispatcher).
+ *
+ * Then DESIGN §7's dispatcher budget: 1,000 webhooks with new signals in one run (dispatch.ts).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,6 +24,7 @@ import type { Database } from '../src/db/client';
 import { issueKeyForEmail } from '../src/keys/service';
 import { signalPageStatement } from '../src/signals/page';
 import type { SignalFilter } from '../src/signals/query';
+import { benchDispatch } from './dispatch';
 import { ensureDatabase, loadSignals } from './load';
 
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/bench';
@@ -223,11 +226,21 @@ async function main() {
     });
   }
 
+  const onlyDispatch = !only || only.includes('dispatch');
+  const dispatch = onlyDispatch ? await benchDispatch(db, log) : undefined;
+  if (dispatch) {
+    pass &&= dispatch.ok;
+    log(`\n## dispatch: ${dispatch.webhooks} webhooks with new signals, one run`);
+    log(
+      `  ${dispatch.seconds.toFixed(1)} s (≤ 300)   ${dispatch.webhooksReached} webhooks reached, ${dispatch.signalsDelivered} signals in ${dispatch.deliveries} deliveries (${dispatch.succeeded} 2xx)   ${dispatch.matchingQueries} matching queries for ${dispatch.deliveries} batches   ${dispatch.ok ? 'OK' : 'OVER BUDGET'}`,
+    );
+  }
+
   mkdirSync(new URL('results/', import.meta.url), { recursive: true });
   const file = new URL(`results/${new Date().toISOString().replace(/[:.]/g, '-')}.json`, import.meta.url);
   writeFileSync(
     file,
-    `${JSON.stringify({ at: new Date().toISOString(), signals: total, connections, duration, poolMax: POOL_MAX, pass, results }, null, 2)}\n`,
+    `${JSON.stringify({ at: new Date().toISOString(), signals: total, connections, duration, poolMax: POOL_MAX, pass, results, dispatch }, null, 2)}\n`,
   );
   log(`\n${pass ? 'All budgets hold.' : 'Some budgets are not met.'} Results: ${file.pathname}`);
   await app.stop();
