@@ -226,8 +226,7 @@ async function main() {
     });
   }
 
-  const onlyDispatch = !only || only.includes('dispatch');
-  const dispatch = onlyDispatch ? await benchDispatch(db, log) : undefined;
+  const dispatch = !only || only.includes('dispatch') ? await benchDispatch(db, log) : undefined;
   if (dispatch) {
     pass &&= dispatch.ok;
     log(`\n## dispatch: ${dispatch.webhooks} webhooks with new signals, one run`);

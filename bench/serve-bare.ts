@@ -1,7 +1,7 @@
 /**
- * The floor of DESIGN §7: a bare node:http handler that runs one fixed SQL statement per request
- * through node-postgres and answers with its result: the JSON text itself when the statement
- * builds it (a `data` column), the rows as JSON otherwise. In its own process, like the app.
+ * The floor of DESIGN §7: a bare node:http handler that runs one fixed page statement per
+ * request through node-postgres and answers with the text Postgres wrote (its `data` column).
+ * In its own process, like the app.
  * DATABASE_URL, BENCH_POOL_MAX, BENCH_SQL (`{ "text", "values" }`). Prints `{"url": …}`.
  */
 import { createServer } from 'node:http';
@@ -15,12 +15,7 @@ const pool = new pg.Pool({
 });
 const server = createServer((_req, res) => {
   pool.query({ text, values }).then(
-    ({ rows }) => {
-      const data = rows[0]?.data;
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(typeof data === 'string' ? data : JSON.stringify(rows));
-    },
+    ({ rows }) => res.writeHead(200, { 'content-type': 'application/json' }).end(rows[0].data),
     () => res.writeHead(500).end(),
   );
 });

@@ -45,16 +45,11 @@ interface DriverClient {
 }
 
 /**
- * Runs a compiled statement through the driver's own client (`db.$client`), with the driver's
+ * Runs a bound statement through the driver's own client (`db.$client`), with the driver's
  * default type parsing: for hot statements whose columns need no mapping, where drizzle's
  * build and execute path cost more per request than the query's own round trip.
  */
-export async function runStatement<T>(
-  db: Database,
-  statement: Statement,
-  values: Record<string, unknown>,
-): Promise<T[]> {
-  const { sql, params } = boundStatement(statement, values);
+export async function runStatement<T>(db: Database, { sql, params }: Statement): Promise<T[]> {
   const { rows } = await (db as unknown as { $client: DriverClient }).$client.query(sql, params);
   return rows as T[];
 }

@@ -101,7 +101,7 @@ export function signalPageStatement(
   db: Database,
   filter: SignalFilter,
   page: Page,
-  format: PageFormat = 'json',
+  format: PageFormat,
 ): Statement {
   const values: Record<string, unknown> = {};
   const where = signalConditions(filter, (name, value) => {
@@ -137,7 +137,6 @@ export async function listSignalPage(
   const [result] = await runStatement<{ data: string; rows: number }>(
     db,
     signalPageStatement(db, filter, page, format),
-    {},
   );
   const { data, rows } = result!;
   return { data, count: Math.min(rows, page.limit), hasMore: rows > page.limit };
