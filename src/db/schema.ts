@@ -6,6 +6,7 @@ import {
   doublePrecision,
   index,
   integer,
+  jsonb,
   pgTable,
   primaryKey,
   text,
@@ -26,6 +27,24 @@ export const sources = pgTable('sources', {
   signalCount: integer('signal_count').notNull().default(0),
   lastSeenAt: timestamptz('last_seen_at'),
   createdAt: timestamptz('created_at').notNull().defaultNow(),
+  /** Live-data connector that polls this source (`usgs`, `rss`, …); null for ingest-only sources. */
+  connector: text('connector'),
+  /** Connector options (query, topic, CVSS floor, appname, …). */
+  options: jsonb('options')
+    .notNull()
+    .default(sql`'{}'::jsonb`),
+  intervalMinutes: integer('interval_minutes'),
+  enabled: boolean('enabled').notNull().default(true),
+  /** Conditional GET validators kept from the last 200. */
+  etag: text('etag'),
+  lastModified: text('last_modified'),
+  lastPolledAt: timestamptz('last_polled_at'),
+  lastSuccessAt: timestamptz('last_success_at'),
+  lastError: text('last_error'),
+  consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+  lastPollItems: integer('last_poll_items'),
+  /** When the poller may next fetch it (interval, or backoff after failures). */
+  nextPollAt: timestamptz('next_poll_at'),
 });
 
 /** Per-source coverage, kept up to date by ingest so /sources never scans signals. */
@@ -69,6 +88,17 @@ export const signals = pgTable(
     collectedAt: timestamptz('collected_at').notNull(),
     ingestedAt: timestamptz('ingested_at').notNull().defaultNow(),
     isAnomaly: boolean('is_anomaly').notNull().default(false),
+    /** Set at ingest; bumped by an upstream revision or a retraction (sync reads it). */
+    updatedAt: timestamptz('updated_at').notNull().defaultNow(),
+    /** An upstream withdrawal: no longer served, still listed by `updated_since` sync. */
+    retractedAt: timestamptz('retracted_at'),
+    /** Upstream identities, namespaced `<connector>:<id>` (USGS lists several per event). */
+    externalIds: text('external_ids')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    /** The upstream item's own update time, so an older copy never overwrites a newer one. */
+    upstreamUpdatedAt: timestamptz('upstream_updated_at'),
     search: tsvector('search').generatedAlwaysAs(
       sql`to_tsvector('english', coalesce(title, '') || ' ' || coalesce(content_display, '') || ' ' || coalesce(city, ''))`,
     ),
@@ -88,6 +118,9 @@ export const signals = pgTable(
     index('signals_layer_country_time_idx').on(t.threatLayer, sql`(${t.countryCodes}[1])`, t.publishedAt),
     index('signals_ingest_cursor_idx').on(t.ingestedAt, t.id),
     index('signals_source_idx').on(t.sourceId),
+    index('signals_sync_idx').on(t.updatedAt, t.id),
+    index('signals_external_ids_idx').using('gin', t.externalIds),
+    index('signals_city_trgm_idx').using('gin', t.city.op('gin_trgm_ops')),
   ],
 );
 
