@@ -1,0 +1,7 @@
+import type { Connector, ConnectorName } from './types';
+
+/** Every connector by name. Filled in as connectors land; `connectorFor` is the one lookup. */
+const connectors: Partial<Record<ConnectorName, Connector>> = {};
+
+/** The connector of that name, or undefined when none is registered. */
+export const connectorFor = (name: ConnectorName): Connector | undefined => connectors[name];
