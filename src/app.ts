@@ -6,6 +6,7 @@ import { createRouter } from './http/openapi';
 import { ApiError, invalidRequest, problemResponse } from './http/problem';
 import { securityHeaders } from './http/security';
 import { isUnavailable, isUntranslatableText } from './http/unavailable';
+import { mcpRoutes } from './mcp/route';
 import { adminRoutes } from './routes/admin';
 import { adminWebhookRoutes } from './routes/admin-webhooks';
 import { analyticsRoutes } from './routes/analytics';
@@ -95,6 +96,10 @@ export function createApp() {
   app.route('/', feedRoutes);
   app.route('/', exportRoutes);
   app.route('/', embedRoutes);
+  app.route(
+    '/',
+    mcpRoutes(app, () => app.getOpenAPI31Document(OPENAPI_INFO)),
+  );
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
     type: 'apiKey',

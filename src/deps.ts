@@ -26,7 +26,11 @@ export interface Deps {
 }
 
 export interface AppEnv {
-  Bindings: { deps: Deps };
+  /**
+   * `internalCaller` is set only by the app itself, for a request it makes on behalf of a
+   * caller it already authenticated and counted (an MCP tool call); no client can set it.
+   */
+  Bindings: { deps: Deps; internalCaller?: Caller };
   Variables: { caller: Caller | null };
 }
 

@@ -90,6 +90,31 @@ describe.skipIf(!testDatabaseUrl())('API Worker in workerd', () => {
     await expectProblem(await worker.fetch('/nowhere'), 404, 'not_found');
   });
 
+  it('answers an MCP tool call over Streamable HTTP', async () => {
+    const res = await worker.fetch('/api/v1/mcp', {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'X-Api-Key': key,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'search_signals', arguments: { layers: 'cyber', limit: 2 } },
+      }),
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as {
+      id: number;
+      result: { isError?: boolean; structuredContent: { data: { threat_layer: string }[] } };
+    };
+    expect(body.id).toBe(7);
+    expect(body.result.isError).toBeFalsy();
+    expect(body.result.structuredContent.data.map((s) => s.threat_layer)).toEqual(['cyber', 'cyber']);
+  });
+
   it('reports health and publishes its OpenAPI document', async () => {
     expect(await (await worker.fetch('/api/v1/health')).json()).toMatchObject({ status: 'ok' });
     const doc = (await (await worker.fetch('/api/v1/openapi.json')).json()) as { openapi: string };
