@@ -4,6 +4,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from './deps';
 import { createRouter } from './http/openapi';
 import { ApiError, invalidRequest, problemResponse } from './http/problem';
+import { observe } from './http/observe';
 import { securityHeaders } from './http/security';
 import { isUnavailable, isUntranslatableText } from './http/unavailable';
 import { mcpRoutes } from './mcp/route';
@@ -83,6 +84,7 @@ function handleError(error: Error, c: Context<AppEnv>): Response {
 export function createApp() {
   const app = createRouter();
 
+  app.use('*', observe);
   app.use('*', securityHeaders);
 
   app.route('/', systemRoutes);

@@ -31,7 +31,8 @@ export interface AppEnv {
    * caller it already authenticated and counted (an MCP tool call); no client can set it.
    */
   Bindings: { deps: Deps; internalCaller?: Caller };
-  Variables: { caller: Caller | null };
+  /** `requestId`: see `observe` (src/http/observe.ts). */
+  Variables: { caller: Caller | null; requestId: string };
 }
 
 /** The authenticated key behind a request. */

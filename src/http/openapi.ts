@@ -38,6 +38,11 @@ export const ProblemSchema = z
       .array(z.object({ path: z.string(), message: z.string() }))
       .optional()
       .openapi({ example: [{ path: 'min_score', message: 'must be between 0 and 10' }] }),
+    request_id: z.string().optional().openapi({
+      description:
+        'On 5xx answers: the id of the request (also sent as `X-Request-Id`), to quote when reporting it.',
+      example: '0b6f3c1e-2f7a-4d0e-9a57-4c1d2e3f4a5b',
+    }),
   })
   .openapi('Problem');
 

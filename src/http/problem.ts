@@ -75,5 +75,8 @@ export function problemResponse(c: Context, error: ApiError): Response {
   for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
   c.header('Content-Type', 'application/problem+json; charset=utf-8');
   c.header('Cache-Control', 'no-store');
-  return c.body(JSON.stringify(error.toJSON()), error.status);
+  // Our own failures carry the request id, so a user can quote it and we can find its log lines.
+  const requestId = error.status >= 500 ? (c.get('requestId') as string | undefined) : undefined;
+  const body = requestId ? { ...error.toJSON(), request_id: requestId } : error.toJSON();
+  return c.body(JSON.stringify(body), error.status);
 }

@@ -8,6 +8,8 @@ const EXPOSED = [
   'Retry-After',
   'ETag',
   'Content-Disposition',
+  'X-Request-Id',
+  'Server-Timing',
 ].join(',');
 
 /**
@@ -23,11 +25,15 @@ export const securityHeaders: MiddlewareHandler = async (c, next) => {
   c.header('Access-Control-Allow-Origin', '*');
   if (c.req.method === 'OPTIONS') {
     c.header('Access-Control-Allow-Methods', 'GET,POST,PATCH,DELETE,OPTIONS');
-    c.header('Access-Control-Allow-Headers', 'Authorization,X-Api-Key,Content-Type,If-None-Match');
+    c.header(
+      'Access-Control-Allow-Headers',
+      'Authorization,X-Api-Key,Content-Type,If-None-Match,X-Request-Id',
+    );
     c.header('Access-Control-Max-Age', '86400');
     return c.body(null, 204);
   }
   c.header('Access-Control-Expose-Headers', EXPOSED);
+  c.header('Timing-Allow-Origin', '*');
   c.header('X-Content-Type-Options', 'nosniff');
   c.header('Referrer-Policy', 'no-referrer');
   if (!c.req.path.startsWith('/embed')) c.header('Content-Security-Policy', "frame-ancestors 'none'");

@@ -120,7 +120,7 @@ export function mcpHandler(app: Hono<AppEnv>, openApiDocument: () => object) {
       const path = toolRequestPath(spec, request.params.arguments ?? {});
       const response = await app.request(
         path,
-        { headers: { accept: 'application/json' } },
+        { headers: { accept: 'application/json', 'x-request-id': c.get('requestId') } },
         { ...c.env, internalCaller: caller },
       );
       const body = (await response.json()) as Record<string, unknown>;

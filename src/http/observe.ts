@@ -1,0 +1,120 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import type { Database } from '../db/client';
+import type { AppEnv, Logger } from '../deps';
+import type { Store } from '../store/types';
+
+/** Milliseconds spent waiting on each backing service during one request. */
+export interface Timing {
+  db: number;
+  store: number;
+}
+
+const WELL_FORMED_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/** The caller's `X-Request-Id` when it is well formed (8–128 of `A-Z a-z 0-9 . _ : -`), else a new UUID. */
+export const requestIdFor = (sent: string | undefined): string =>
+  sent && WELL_FORMED_ID.test(sent) ? sent : crypto.randomUUID();
+
+async function timed<T>(timing: Timing, part: keyof Timing, work: Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await work;
+  } finally {
+    timing[part] += performance.now() - started;
+  }
+}
+
+interface DriverClient {
+  query(...args: unknown[]): Promise<unknown>;
+}
+interface SessionInternals {
+  session: { transaction(...args: unknown[]): Promise<unknown> };
+  transaction(...args: unknown[]): Promise<unknown>;
+}
+
+/**
+ * `db` for one request, timing every statement that drizzle or `runStatement` sends. Only the
+ * driver client's `query` is wrapped (the one method drizzle's sessions call); the wrapper
+ * inherits everything else from the shared database, and transactions run on the shared
+ * session (their time counts in the total, not in `db`).
+ */
+export function timedDatabase(db: Database, timing: Timing): Database {
+  const shared = db as unknown as SessionInternals & { $client: DriverClient };
+  const client: DriverClient = {
+    query: (...args) => timed(timing, 'db', shared.$client.query(...args)),
+  };
+  const session = Object.create(shared.session, {
+    client: { value: client },
+    transaction: { value: shared.session.transaction.bind(shared.session) },
+  });
+  return Object.create(db, {
+    session: { value: session },
+    $client: { value: client },
+    transaction: { value: shared.transaction.bind(db) },
+  }) as Database;
+}
+
+/** `store` for one request, timing every call. */
+export function timedStore(store: Store, timing: Timing): Store {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => timed(timing, 'store', value.apply(target, args));
+    },
+  });
+}
+
+/** `log` with the request id on every line. */
+export function loggerWith(log: Logger, fields: Record<string, unknown>): Logger {
+  return {
+    info: (message, more) => log.info(message, { ...fields, ...more }),
+    warn: (message, more) => log.warn(message, { ...fields, ...more }),
+    error: (message, more) => log.error(message, { ...fields, ...more }),
+  };
+}
+
+const ms = (value: number) => value.toFixed(1);
+
+/** The `Server-Timing` value: database, store and whole-request milliseconds. */
+export const serverTiming = (timing: Timing, total: number) =>
+  `db;dur=${ms(timing.db)};desc="database", store;dur=${ms(timing.store)};desc="rate limits and cache", total;dur=${ms(total)}`;
+
+const RESPONDERS = ['body', 'json', 'text', 'html', 'newResponse'] as const;
+
+/**
+ * Gives every request an id (`X-Request-Id`, also on each of its log lines and in 5xx problem
+ * bodies) and answers with `Server-Timing`. The request gets its own view of `deps` whose
+ * database, store and logger record into it. The timing header is written as the response is
+ * built rather than after it: a header added to a finished response makes Hono rebuild it
+ * around a stream (see `securityHeaders`).
+ */
+export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const started = performance.now();
+  const requestId = requestIdFor(c.req.header('x-request-id'));
+  const timing: Timing = { db: 0, store: 0 };
+  const { deps } = c.env;
+  c.env = {
+    ...c.env,
+    deps: {
+      ...deps,
+      db: timedDatabase(deps.db, timing),
+      store: timedStore(deps.store, timing),
+      log: loggerWith(deps.log, { request_id: requestId }),
+    },
+  };
+  c.set('requestId', requestId);
+  c.header('X-Request-Id', requestId);
+  const context = c as unknown as Record<(typeof RESPONDERS)[number], (...args: unknown[]) => Response>;
+  for (const name of RESPONDERS) {
+    const respond = context[name];
+    context[name] = (...args) => {
+      c.header('Server-Timing', serverTiming(timing, performance.now() - started));
+      return respond(...args);
+    };
+  }
+  await next();
+};
+
+/** The id of the request `c` is answering. */
+export const requestIdOf = (c: Context<AppEnv>): string | undefined => c.get('requestId');
