@@ -135,3 +135,6 @@ export function createApp() {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/** The OpenAPI 3.1 document the app serves at `OPENAPI_PATH`. */
+export const openApiDocument = (app: App) => app.getOpenAPI31Document(OPENAPI_INFO);
