@@ -7,7 +7,13 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
-import { DEFAULT_STATEMENT_TIMEOUT_MS, schema, type Database, type DatabaseHandle, type DatabaseOptions } from './client';
+import {
+  DEFAULT_STATEMENT_TIMEOUT_MS,
+  schema,
+  type Database,
+  type DatabaseHandle,
+  type DatabaseOptions,
+} from './client';
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
 
@@ -16,7 +22,10 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.m
  * statement timeout is set after the migrations, like on the other drivers; PGlite (Postgres
  * in WebAssembly, without timer signals) accepts the setting but does not enforce it.
  */
-export async function pgliteDatabase(dataDir?: string, options: DatabaseOptions = {}): Promise<DatabaseHandle> {
+export async function pgliteDatabase(
+  dataDir?: string,
+  options: DatabaseOptions = {},
+): Promise<DatabaseHandle> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   // pg_trgm backs the `city` partial match (migration 0003); Neon and Postgres ship it too.
   const client = new PGlite({ dataDir, extensions: { pg_trgm } });

@@ -150,7 +150,8 @@ const entityRoute = createRoute({
         example: 0,
       }),
       cursor: cursorParam().optional().openapi({
-        description: '`pagination.next_cursor` of the previous page, with the same `name` and `days`; not with `offset`.',
+        description:
+          '`pagination.next_cursor` of the previous page, with the same `name` and `days`; not with `offset`.',
       }),
     }),
   },
@@ -241,13 +242,18 @@ export const insightRoutes = createRouter()
     const { offset = 0, ...q } = c.req.valid('query');
     if (q.cursor !== undefined && c.req.query('offset') !== undefined) {
       throw invalidRequest([
-        { path: 'cursor', message: 'cannot be combined with offset: a cursor already says where the page starts' },
+        {
+          path: 'cursor',
+          message: 'cannot be combined with offset: a cursor already says where the page starts',
+        },
       ]);
     }
-    const view = await entityView(c.env.deps.db, c.env.deps.now(), { ...q, offset }).catch((error: unknown) => {
-      if (error instanceof CursorError) throw invalidRequest([{ path: 'cursor', message: error.message }]);
-      throw error;
-    });
+    const view = await entityView(c.env.deps.db, c.env.deps.now(), { ...q, offset }).catch(
+      (error: unknown) => {
+        if (error instanceof CursorError) throw invalidRequest([{ path: 'cursor', message: error.message }]);
+        throw error;
+      },
+    );
     if (!view) throw new ApiError(404, 'not_found', `No entity named "${q.name}".`);
     const { signals, hasMore, nextCursor, ...rest } = view;
     return c.json(

@@ -106,8 +106,7 @@ const ListQuery = SignalFilterQuery.extend({
     example: 0,
   }),
   cursor: cursorParam().optional().openapi({
-    description:
-      '`pagination.next_cursor` of the previous page, with the same filters; not with `offset`.',
+    description: '`pagination.next_cursor` of the previous page, with the same filters; not with `offset`.',
   }),
   format: z
     .enum(['json', 'csv', 'geojson'], { message: 'must be json, csv or geojson' })
@@ -178,7 +177,10 @@ const detailRoute = createRoute({
 function seekKey(cursor: string, filter: SignalFilter, offset: string | undefined) {
   if (offset !== undefined) {
     throw invalidRequest([
-      { path: 'cursor', message: 'cannot be combined with offset: a cursor already says where the page starts' },
+      {
+        path: 'cursor',
+        message: 'cannot be combined with offset: a cursor already says where the page starts',
+      },
     ]);
   }
   try {
@@ -196,7 +198,11 @@ export const signalRoutes = createRouter()
     const page = await listSignalPage(
       c.env.deps.db,
       filter,
-      { limit, offset, after: cursor === undefined ? undefined : seekKey(cursor, filter, c.req.query('offset')) },
+      {
+        limit,
+        offset,
+        after: cursor === undefined ? undefined : seekKey(cursor, filter, c.req.query('offset')),
+      },
       format,
     );
     if (format === 'csv') return c.body(signalsCsv(page.data), 200, csvHeaders('signals.csv'));

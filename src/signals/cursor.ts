@@ -99,7 +99,13 @@ export function signalSeekKey(cursor: string, filter: SignalFilter): SeekKey {
     if (key.length === 2 && isPgTime(updatedAt) && isUuid(id)) return { order: 'sync', updatedAt, id };
   } else {
     const [score, publishedAt, id] = key;
-    if (key.length === 3 && typeof score === 'number' && Number.isFinite(score) && isPgTime(publishedAt) && isUuid(id)) {
+    if (
+      key.length === 3 &&
+      typeof score === 'number' &&
+      Number.isFinite(score) &&
+      isPgTime(publishedAt) &&
+      isUuid(id)
+    ) {
       return { order: 'rank', score, publishedAt, id };
     }
   }

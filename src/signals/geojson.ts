@@ -12,7 +12,10 @@ export const SignalFeatureSchema = z
     geometry: z
       .object({
         type: z.literal('Point'),
-        coordinates: z.array(z.number()).length(2).openapi({ example: [4.8357, 45.764] }),
+        coordinates: z
+          .array(z.number())
+          .length(2)
+          .openapi({ example: [4.8357, 45.764] }),
       })
       .nullable()
       .openapi({ description: 'A Point at `[lng, lat]`; null when the signal has no coordinates.' }),

@@ -1,4 +1,16 @@
-import { and, asc, between, eq, gte, inArray, isNull, lte, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  between,
+  eq,
+  gte,
+  inArray,
+  isNull,
+  lte,
+  sql,
+  type Placeholder,
+  type SQL,
+} from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { signals, sources } from '../db/schema';
 import type { Layer, Region, Valence } from '../vocab';
