@@ -6,7 +6,7 @@ import { createRouter } from './http/openapi';
 import { ApiError, invalidRequest, problemResponse } from './http/problem';
 import { observe } from './http/observe';
 import { securityHeaders } from './http/security';
-import { isUnavailable, isUntranslatableText } from './http/unavailable';
+import { isStatementTimeout, isUnavailable, isUntranslatableText } from './http/unavailable';
 import { mcpRoutes } from './mcp/route';
 import { adminRoutes } from './routes/admin';
 import { adminWebhookRoutes } from './routes/admin-webhooks';
@@ -58,6 +58,19 @@ function handleError(error: Error, c: Context<AppEnv>): Response {
     );
   }
   const log = c.env?.deps?.log;
+  if (isStatementTimeout(error)) {
+    log?.warn('statement timeout', { path: c.req.path });
+    return problemResponse(
+      c,
+      new ApiError(
+        503,
+        'service_unavailable',
+        'The query took longer than the database allows; retry shortly, or narrow the filters.',
+        undefined,
+        { 'Retry-After': '5' },
+      ),
+    );
+  }
   if (isUnavailable(error)) {
     log?.warn('dependency unavailable', { path: c.req.path, error: String(error) });
     return problemResponse(

@@ -30,6 +30,8 @@ const ConfigSchema = z.object({
   BRIEF_LLM_API_KEY: z.string().min(1).optional(),
   BRIEF_LLM_MODEL: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /** Longest a database statement may run before it is cancelled and answered 503; 0: no limit. */
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -31,9 +31,10 @@ export function nodeClientIp(trustProxy: boolean) {
 
 /** The embedded database under DATA_DIR, or the real Postgres of DATABASE_URL. */
 export function openDatabase(config: Config): Promise<DatabaseHandle> {
+  const statementTimeoutMs = config.DB_STATEMENT_TIMEOUT_MS;
   return config.DATABASE_URL
-    ? postgresDatabase(config.DATABASE_URL, { migrate: true })
-    : pgliteDatabase(join(config.DATA_DIR, 'pglite'));
+    ? postgresDatabase(config.DATABASE_URL, { migrate: true, statementTimeoutMs })
+    : pgliteDatabase(join(config.DATA_DIR, 'pglite'), { statementTimeoutMs });
 }
 
 /** The configured store: in-memory unless Upstash is configured. */

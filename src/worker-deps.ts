@@ -58,7 +58,7 @@ export function workerDeps(env: WorkerEnv, ctx: ExecutionContext): { deps: Deps;
   const config = workerConfig(env);
   useLocalNeonProxy(env);
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is not set on this Worker');
-  const database = neonDatabase(config.DATABASE_URL);
+  const database = neonDatabase(config.DATABASE_URL, { statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS });
   const deps: Deps = {
     db: database.db,
     store: workerStore(config),

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/client';
+import { CursorError, encodeCursor, fingerprint, isPgTime, isUuid, readCursor } from '../signals/cursor';
 import { DAY_MS, iso, windowOf } from './sql';
 
 export const ENTITY_GRAPH = { maxNodes: 20 } as const;
@@ -21,6 +22,7 @@ interface SignalRow {
   source_url: string;
   mentions: number;
   total: number;
+  key: string;
 }
 
 interface CountRow {
@@ -40,8 +42,11 @@ interface CountRow {
 export async function entityView(
   db: Database,
   now: Date,
-  q: { name: string; days: number; limit: number; offset: number },
+  q: { name: string; days: number; limit: number; offset: number; cursor?: string },
 ) {
+  // The list a cursor belongs to: the entity and lookback (the window itself slides with time).
+  const list = fingerprint(['entity', q.name.trim().toLowerCase(), q.days]);
+  const after = q.cursor === undefined ? undefined : entitySeekKey(q.cursor, list);
   const matches = await queryRows<MatchRow>(
     db,
     sql`SELECT id, name, type FROM entities WHERE normalized = ${q.name.trim().toLowerCase()} ORDER BY type`,
@@ -57,16 +62,26 @@ export async function entityView(
   const scope = sql`SELECT se.signal_id, sum(se.mentions)::int AS mentions FROM signal_entities se
       JOIN signals sg ON sg.id = se.signal_id
       WHERE se.entity_id IN (${idList}) AND sg.published_at > ${s}::timestamptz AND sg.published_at <= ${e}::timestamptz
+        AND sg.retracted_at IS NULL
       GROUP BY se.signal_id`;
+  // Newest first, then id: after a cursor, only rows later in that order.
+  const seek = after
+    ? sql`WHERE x.published_at < ${after.publishedAt}::timestamptz
+            OR (x.published_at = ${after.publishedAt}::timestamptz AND x.id > ${after.id}::uuid)`
+    : sql``;
 
   // Sequential on purpose: one connection per request is what a Worker's Neon pool should hold.
+  // The total is counted before the seek, so a cursor page reports the same total as the first.
   const page = await queryRows<SignalRow>(
     db,
     sql`WITH m AS (${scope})
-          SELECT sg.id, sg.threat_layer, sg.significance_score::float8 AS significance_score, sg.signal_valence, sg.title,
-                 sg.country_codes, sg.published_at, sg.source_url, m.mentions, count(*) OVER ()::int AS total
-          FROM m JOIN signals sg ON sg.id = m.signal_id
-          ORDER BY sg.published_at DESC, sg.id
+          SELECT * FROM (
+            SELECT sg.id, sg.threat_layer, sg.significance_score::float8 AS significance_score, sg.signal_valence,
+                   sg.title, sg.country_codes, sg.published_at, sg.source_url, m.mentions,
+                   count(*) OVER ()::int AS total, json_build_array(sg.published_at, sg.id)::text AS key
+            FROM m JOIN signals sg ON sg.id = m.signal_id) x
+          ${seek}
+          ORDER BY x.published_at DESC, x.id
           LIMIT ${q.limit + 1} OFFSET ${q.offset}`,
   );
   const counts = await queryRows<CountRow>(
@@ -91,7 +106,7 @@ export async function entityView(
             GROUP BY 2, 3`,
   );
 
-  const total = page[0]?.total ?? (q.offset > 0 ? await countOnly(db, scope) : 0);
+  const total = page[0]?.total ?? (q.offset > 0 || after ? await countOnly(db, scope) : 0);
   const center = matches[0]!;
   const nodeId = (name: string, type: string) => `${type}:${name.toLowerCase()}`;
   const nodes = counts.filter((c) => c.kind === 'node');
@@ -147,7 +162,16 @@ export async function entityView(
       mentions: r.mentions,
     })),
     hasMore: page.length > q.limit,
+    nextCursor: page.length > q.limit ? encodeCursor(list, page[q.limit - 1]!.key) : null,
   };
+}
+
+/** Where the page after `cursor` starts in the entity list `list`. */
+function entitySeekKey(cursor: string, list: string): { publishedAt: string; id: string } {
+  const key = readCursor(cursor, list);
+  const [publishedAt, id] = key;
+  if (key.length === 2 && isPgTime(publishedAt) && isUuid(id)) return { publishedAt, id };
+  throw new CursorError('is not a cursor this API wrote; pass pagination.next_cursor as it came');
 }
 
 /** The total when the requested page is past the end (no row carries the window count). */

@@ -54,12 +54,22 @@ export async function runStatement<T>(db: Database, { sql, params }: Statement):
   return rows as T[];
 }
 
+/** How long one statement may run before Postgres cancels it (57014), unless configured. */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
+
+/** Options every driver adapter takes. `statementTimeoutMs` 0 means no limit. */
+export interface DatabaseOptions {
+  statementTimeoutMs?: number;
+}
+
 /**
  * Neon serverless Postgres over WebSocket. Workers may not share a pool between requests,
- * so the API Worker opens one per request and closes it in `waitUntil`.
+ * so the API Worker opens one per request and closes it in `waitUntil`. The statement
+ * timeout travels in the startup message (no extra round trip per connection).
  */
-export function neonDatabase(connectionString: string): DatabaseHandle {
-  const pool = new Pool({ connectionString });
+export function neonDatabase(connectionString: string, options: DatabaseOptions = {}): DatabaseHandle {
+  const timeout = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  const pool = new Pool({ connectionString, ...(timeout > 0 ? { statement_timeout: timeout } : {}) });
   return {
     db: drizzle({ client: pool, schema }) as unknown as Database,
     close: () => pool.end(),

@@ -7,32 +7,66 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
-import { schema, type Database, type DatabaseHandle } from './client';
+import {
+  DEFAULT_STATEMENT_TIMEOUT_MS,
+  schema,
+  type Database,
+  type DatabaseHandle,
+  type DatabaseOptions,
+} from './client';
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
 
-/** Embedded PGlite: on disk under `dataDir`, or in memory when it is omitted (tests). */
-export async function pgliteDatabase(dataDir?: string): Promise<DatabaseHandle> {
+/**
+ * Embedded PGlite: on disk under `dataDir`, or in memory when it is omitted (tests). The
+ * statement timeout is set after the migrations, like on the other drivers; PGlite (Postgres
+ * in WebAssembly, without timer signals) accepts the setting but does not enforce it.
+ */
+export async function pgliteDatabase(
+  dataDir?: string,
+  options: DatabaseOptions = {},
+): Promise<DatabaseHandle> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   // pg_trgm backs the `city` partial match (migration 0003); Neon and Postgres ship it too.
   const client = new PGlite({ dataDir, extensions: { pg_trgm } });
   await client.waitReady;
   const db = drizzlePglite({ client, schema });
   await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  const timeout = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  await client.exec(`SET statement_timeout = ${Math.max(0, Math.floor(timeout))}`);
   return { db: db as unknown as Database, close: () => client.close() };
 }
 
-/** A real Postgres through node-postgres; migrations are applied when `migrate` is set. */
+/**
+ * A real Postgres through node-postgres; migrations are applied when `migrate` is set. Every
+ * statement of the pool runs under `statementTimeoutMs` (sent in the startup message, so no
+ * extra round trip); migrations run on a connection of their own without it, since building
+ * an index on a large table may rightly take minutes.
+ */
 export async function postgresDatabase(
   connectionString: string,
-  options: { migrate?: boolean; max?: number } = {},
+  options: { migrate?: boolean; max?: number } & DatabaseOptions = {},
 ): Promise<DatabaseHandle> {
+  if (options.migrate) {
+    const migrator = new pg.Pool({ connectionString, max: 1, connectionTimeoutMillis: 5_000 });
+    migrator.on('error', () => {});
+    try {
+      await migratePg(drizzlePg({ client: migrator, schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+    } finally {
+      await migrator.end();
+    }
+  }
+  const timeout = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   // A bounded connect keeps requests from hanging on a database that black-holes packets.
-  const pool = new pg.Pool({ connectionString, max: options.max ?? 20, connectionTimeoutMillis: 5_000 });
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max ?? 20,
+    connectionTimeoutMillis: 5_000,
+    ...(timeout > 0 ? { statement_timeout: timeout } : {}),
+  });
   // An idle connection dropped by the server (restart, failover, network cut) is emitted here;
   // unhandled it would crash the process. The pool discards it and the next query reconnects.
   pool.on('error', () => {});
   const db = drizzlePg({ client: pool, schema });
-  if (options.migrate) await migratePg(db, { migrationsFolder: MIGRATIONS_FOLDER });
   return { db: db as unknown as Database, close: () => pool.end() };
 }

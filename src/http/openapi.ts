@@ -74,15 +74,30 @@ export const PaginationSchema = z
     offset: z.number().int().openapi({ example: 0 }),
     has_more: z.boolean().openapi({ example: true }),
     next_offset: z.number().int().nullable().openapi({ example: 50 }),
+    next_cursor: z.string().nullable().openapi({
+      description:
+        'Pass as `cursor` (with the same filters) for the next page; null on the last page. Unlike `offset`, a cursor page costs the same at any depth and never shifts when signals arrive.',
+      example: 'WyIxMmFiYyIsNy41LCIyMDI2LTExLTE5VDEyOjAwOjAwKzAwOjAwIiwiM2YxYyJd',
+    }),
   })
   .openapi('Pagination');
 
-/** `{ limit, offset, has_more, next_offset }` of a page. */
-export const pagination = (limit: number, offset: number, hasMore: boolean) => ({
+/**
+ * `{ limit, offset, has_more, next_offset, next_cursor }` of a page. A page read by cursor has
+ * no position: its `offset` is 0 and `next_offset` null (keep following `next_cursor`).
+ */
+export const pagination = (
+  limit: number,
+  offset: number,
+  hasMore: boolean,
+  nextCursor: string | null = null,
+  byCursor = false,
+) => ({
   limit,
   offset,
   has_more: hasMore,
-  next_offset: hasMore ? offset + limit : null,
+  next_offset: hasMore && !byCursor ? offset + limit : null,
+  next_cursor: hasMore ? nextCursor : null,
 });
 
 export const security: Array<Record<string, string[]>> = [{ ApiKey: [] }, { Bearer: [] }];

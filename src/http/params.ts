@@ -105,3 +105,31 @@ export const textParam = (max: number) =>
     .max(max, `must be at most ${max} characters`)
     // Postgres rejects NUL in text; refuse control characters here rather than fail in SQL.
     .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
+
+/** The deepest `offset` a list accepts; deeper pages are read by cursor. */
+export const MAX_OFFSET = 10_000;
+
+/** A list's `offset`, at most `MAX_OFFSET`: deep offsets cost in proportion to their depth. */
+export const offsetParam = () =>
+  z
+    .string()
+    .regex(INTEGER, 'must be a whole number')
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(0, `must be between 0 and ${MAX_OFFSET}`)
+        .max(
+          MAX_OFFSET,
+          `must be at most ${MAX_OFFSET}; page deeper with \`cursor\` (pass pagination.next_cursor), which costs the same at any depth`,
+        ),
+    );
+
+/** An opaque keyset cursor as a list wrote it in `pagination.next_cursor`. */
+export const cursorParam = () =>
+  z
+    .string()
+    .min(1, 'must not be empty')
+    .max(300, 'is not a cursor this API wrote; pass pagination.next_cursor as it came')
+    .regex(/^[A-Za-z0-9_-]+$/, 'is not a cursor this API wrote; pass pagination.next_cursor as it came');

@@ -38,3 +38,12 @@ export function isUntranslatableText(error: unknown): boolean {
   for (const { code } of causes(error)) if (code === '22021' || code === '22P05') return true;
   return false;
 }
+
+/**
+ * True for a statement Postgres cancelled (57014 query_canceled): it ran past
+ * `statement_timeout`. The connection stays usable; the request is answered 503.
+ */
+export function isStatementTimeout(error: unknown): boolean {
+  for (const { code } of causes(error)) if (code === '57014') return true;
+  return false;
+}

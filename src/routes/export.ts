@@ -4,6 +4,7 @@ import { cachedPublicRead, canonicalQuery, publicCacheKey } from '../http/etag';
 import { createRouter, errors } from '../http/openapi';
 import { countryParam, layerParam, numberParam, valenceParam } from '../http/params';
 import { csvHeaders, signalsCsv } from '../signals/csv';
+import { GEOJSON_CONTENT_TYPE, geoJsonCollection, SignalFeatureSchema } from '../signals/geojson';
 import { listSignalPage } from '../signals/page';
 import { SignalSchema } from '../signals/serialize';
 
@@ -22,9 +23,12 @@ const ExportQuery = z.object({
     .optional()
     .openapi({ description: 'Minimum significance score, 0–10 (default 0).', example: '6' }),
   format: z
-    .enum(['csv', 'json'], { message: 'must be csv or json' })
+    .enum(['csv', 'json', 'geojson'], { message: 'must be csv, json or geojson' })
     .default('csv')
-    .openapi({ description: '`csv` (default; RFC 4180) or `json`.' }),
+    .openapi({
+      description:
+        '`csv` (default; RFC 4180), `json` or `geojson` (an RFC 7946 FeatureCollection, `application/geo+json`).',
+    }),
   limit: z
     .string()
     .regex(/^\d+$/, 'must be a whole number')
@@ -52,7 +56,7 @@ const exportRoute = createRoute({
   method: 'get',
   path: '/api/export',
   tags: ['Feeds and exports'],
-  summary: 'Export signals as CSV or JSON',
+  summary: 'Export signals as CSV, JSON or GeoJSON',
   description: `Up to ${EXPORT_MAX_ROWS} signals in the order of /api/v1/signals (score, then newest), as a download. CSV is RFC 4180 (header row, CRLF, UTF-8) with the same columns as /api/v1/signals?format=csv; array fields are joined with \`;\` and text cells that would start with \`= + - @\` get a leading \`'\`. Public under the per-IP limit; sends a strong \`ETag\` and answers \`If-None-Match\` with 304.`,
   middleware: [access('public')] as const,
   request: { query: ExportQuery },
@@ -62,6 +66,16 @@ const exportRoute = createRoute({
       content: {
         'text/csv': { schema: z.string() },
         'application/json': { schema: ExportJsonSchema },
+        [GEOJSON_CONTENT_TYPE]: {
+          schema: z
+            .object({
+              type: z.literal('FeatureCollection'),
+              features: z.array(SignalFeatureSchema),
+              count: z.number().int(),
+              limit: z.number().int(),
+            })
+            .openapi('SignalExportFeatureCollection'),
+        },
       },
     },
     304: { description: 'Not modified: the `If-None-Match` ETag is current.' },
@@ -78,6 +92,15 @@ export const exportRoutes = createRouter().openapi(exportRoute, async (c) => {
     const page = await listSignalPage(db, filter, { limit, offset: 0 }, format);
     const filename = `signals-${now().toISOString().slice(0, 10)}.${format}`;
     if (format === 'csv') return { body: signalsCsv(page.data), headers: csvHeaders(filename) };
+    if (format === 'geojson') {
+      return {
+        body: geoJsonCollection(page.data, `"count":${page.count},"limit":${limit}`),
+        headers: {
+          'Content-Type': GEOJSON_CONTENT_TYPE,
+          'Content-Disposition': `attachment; filename="${filename}"`,
+        },
+      };
+    }
     return {
       body: `{"data":${page.data},"count":${page.count},"limit":${limit}}`,
       headers: {

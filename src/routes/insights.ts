@@ -5,9 +5,10 @@ import { narrativeClusters } from '../analytics/clusters';
 import { entityView } from '../analytics/entity';
 import { access } from '../http/auth';
 import { cached, CACHE_TTL } from '../http/cache';
-import { createRouter, errors, PaginationSchema, security } from '../http/openapi';
-import { countryParam, intParam, layerParam } from '../http/params';
-import { ApiError } from '../http/problem';
+import { createRouter, errors, pagination, PaginationSchema, security } from '../http/openapi';
+import { countryParam, cursorParam, intParam, layerParam, offsetParam } from '../http/params';
+import { ApiError, invalidRequest } from '../http/problem';
+import { CursorError } from '../signals/cursor';
 import { LAYERS } from '../vocab';
 import { WindowSchema } from './analytics';
 
@@ -143,7 +144,15 @@ const entityRoute = createRoute({
         .default(30)
         .openapi({ type: 'integer', description: 'Lookback, 1–365 days.', example: 30 }),
       limit: intParam(1, 100).default(50).openapi({ type: 'integer', example: 50 }),
-      offset: intParam(0, 10_000_000).default(0).openapi({ type: 'integer', example: 0 }),
+      offset: offsetParam().optional().openapi({
+        type: 'integer',
+        description: 'Rows to skip, 0–10,000 (default 0). Page deeper with `cursor`.',
+        example: 0,
+      }),
+      cursor: cursorParam().optional().openapi({
+        description:
+          '`pagination.next_cursor` of the previous page, with the same `name` and `days`; not with `offset`.',
+      }),
     }),
   },
   responses: {
@@ -230,20 +239,28 @@ export const insightRoutes = createRouter()
     );
   })
   .openapi(entityRoute, async (c) => {
-    const q = c.req.valid('query');
-    const view = await entityView(c.env.deps.db, c.env.deps.now(), q);
+    const { offset = 0, ...q } = c.req.valid('query');
+    if (q.cursor !== undefined && c.req.query('offset') !== undefined) {
+      throw invalidRequest([
+        {
+          path: 'cursor',
+          message: 'cannot be combined with offset: a cursor already says where the page starts',
+        },
+      ]);
+    }
+    const view = await entityView(c.env.deps.db, c.env.deps.now(), { ...q, offset }).catch(
+      (error: unknown) => {
+        if (error instanceof CursorError) throw invalidRequest([{ path: 'cursor', message: error.message }]);
+        throw error;
+      },
+    );
     if (!view) throw new ApiError(404, 'not_found', `No entity named "${q.name}".`);
-    const { signals, hasMore, ...rest } = view;
+    const { signals, hasMore, nextCursor, ...rest } = view;
     return c.json(
       {
         ...rest,
         data: signals,
-        pagination: {
-          limit: q.limit,
-          offset: q.offset,
-          has_more: hasMore,
-          next_offset: hasMore ? q.offset + q.limit : null,
-        },
+        pagination: pagination(q.limit, offset, hasMore, nextCursor, q.cursor !== undefined),
       },
       200,
     );

@@ -5,19 +5,23 @@ import {
   bboxParam,
   booleanParam,
   countryParam,
+  cursorParam,
   intParam,
   isoParam,
   layersParam,
   numberParam,
+  offsetParam,
   regionParam,
   textParam,
   valenceParam,
 } from '../http/params';
 import { invalidRequest, notFound } from '../http/problem';
 import { csvHeaders, signalsCsv } from '../signals/csv';
+import { CursorError, signalSeekKey } from '../signals/cursor';
 import { getSignalDetail, SignalDetailSchema } from '../signals/detail';
+import { GEOJSON_CONTENT_TYPE, geoJsonCollection, SignalFeatureSchema } from '../signals/geojson';
 import { listSignalPage } from '../signals/page';
-import type { SignalFilter } from '../signals/query';
+import { searchHasPositiveTerm, type SignalFilter } from '../signals/query';
 import { SignalSchema } from '../signals/serialize';
 
 /** The filter parameters shared by /signals (and, in part, feeds and exports). */
@@ -63,6 +67,15 @@ export function toSignalFilter(q: FilterQuery): SignalFilter {
   if (q.start && q.end && q.start > q.end) {
     throw invalidRequest([{ path: 'start', message: 'must not be after end' }]);
   }
+  if (q.search && !searchHasPositiveTerm(q.search)) {
+    throw invalidRequest([
+      {
+        path: 'search',
+        message:
+          'needs a word or phrase to look for in every alternative: exclusions alone (-word) would match nearly every signal and cannot use the search index',
+      },
+    ]);
+  }
   return {
     layers: q.layers,
     minScore: q.min_score,
@@ -79,13 +92,29 @@ export function toSignalFilter(q: FilterQuery): SignalFilter {
 }
 
 const ListQuery = SignalFilterQuery.extend({
+  updated_since: isoParam().optional().openapi({
+    description:
+      'Sync: only signals changed (ingested, revised or retracted) at or after this time, oldest change first (then id), retracted ones included with `retracted_at`. Page with `cursor`.',
+    example: '2026-11-21T08:43:00.000Z',
+  }),
   limit: intParam(1, 100)
     .default(50)
     .openapi({ type: 'integer', description: 'Page size, 1–100.', example: 50 }),
-  offset: intParam(0, 10_000_000).default(0).openapi({ type: 'integer', example: 0 }),
-  format: z.enum(['json', 'csv'], { message: 'must be json or csv' }).default('json').openapi({
-    description: '`json` (default) or `csv` (RFC 4180, every field).',
+  offset: offsetParam().optional().openapi({
+    type: 'integer',
+    description: 'Rows to skip, 0–10,000 (default 0). Page deeper with `cursor`.',
+    example: 0,
   }),
+  cursor: cursorParam().optional().openapi({
+    description: '`pagination.next_cursor` of the previous page, with the same filters; not with `offset`.',
+  }),
+  format: z
+    .enum(['json', 'csv', 'geojson'], { message: 'must be json, csv or geojson' })
+    .default('json')
+    .openapi({
+      description:
+        '`json` (default), `csv` (RFC 4180, every field) or `geojson` (an RFC 7946 FeatureCollection, `application/geo+json`).',
+    }),
 });
 
 const listRoute = createRoute({
@@ -94,7 +123,7 @@ const listRoute = createRoute({
   tags: ['Signals'],
   summary: 'List signals',
   description:
-    'Signals ordered by significance score (desc), then publication time (desc), then id, so pages are stable.',
+    'Signals ordered by significance score (desc), then publication time (desc), then id, so pages are stable; with `updated_since`, by change time then id. Page with `cursor` (`pagination.next_cursor`) to any depth.',
   security,
   middleware: [access('key')] as const,
   request: { query: ListQuery },
@@ -108,6 +137,15 @@ const listRoute = createRoute({
             .openapi('SignalPage'),
         },
         'text/csv': { schema: z.string() },
+        [GEOJSON_CONTENT_TYPE]: {
+          schema: z
+            .object({
+              type: z.literal('FeatureCollection'),
+              features: z.array(SignalFeatureSchema),
+              pagination: PaginationSchema,
+            })
+            .openapi('SignalFeatureCollection'),
+        },
       },
     },
     ...errors(400, 401, 429, 503),
@@ -135,12 +173,47 @@ const detailRoute = createRoute({
   },
 });
 
+/** The seek key of `cursor` for `filter`; a 400 naming `cursor` if it is not one, or comes with `offset`. */
+function seekKey(cursor: string, filter: SignalFilter, offset: string | undefined) {
+  if (offset !== undefined) {
+    throw invalidRequest([
+      {
+        path: 'cursor',
+        message: 'cannot be combined with offset: a cursor already says where the page starts',
+      },
+    ]);
+  }
+  try {
+    return signalSeekKey(cursor, filter);
+  } catch (error) {
+    if (error instanceof CursorError) throw invalidRequest([{ path: 'cursor', message: error.message }]);
+    throw error;
+  }
+}
+
 export const signalRoutes = createRouter()
   .openapi(listRoute, async (c) => {
-    const { limit, offset, format, ...query } = c.req.valid('query');
-    const page = await listSignalPage(c.env.deps.db, toSignalFilter(query), { limit, offset }, format);
+    const { limit, offset = 0, cursor, format, updated_since, ...query } = c.req.valid('query');
+    const filter = { ...toSignalFilter(query), updatedSince: updated_since };
+    const page = await listSignalPage(
+      c.env.deps.db,
+      filter,
+      {
+        limit,
+        offset,
+        after: cursor === undefined ? undefined : seekKey(cursor, filter, c.req.query('offset')),
+      },
+      format,
+    );
     if (format === 'csv') return c.body(signalsCsv(page.data), 200, csvHeaders('signals.csv'));
-    const envelope = JSON.stringify(pagination(limit, offset, page.hasMore));
+    const envelope = JSON.stringify(
+      pagination(limit, offset, page.hasMore, page.nextCursor, cursor !== undefined),
+    );
+    if (format === 'geojson') {
+      return c.body(geoJsonCollection(page.data, `"pagination":${envelope}`), 200, {
+        'Content-Type': GEOJSON_CONTENT_TYPE,
+      });
+    }
     return c.body(`{"data":${page.data},"pagination":${envelope}}`, 200, {
       'Content-Type': 'application/json',
     });

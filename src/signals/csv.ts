@@ -18,6 +18,9 @@ export const CSV_COLUMNS = [
   'source_id',
   'source_name',
   'source_tier',
+  // Last, so readers of the older columns by position are unaffected.
+  'updated_at',
+  'retracted_at',
 ] as const;
 
 /**

@@ -1,4 +1,4 @@
-import { desc, eq } from 'drizzle-orm';
+import { and, desc, eq, isNull } from 'drizzle-orm';
 import { z } from '@hono/zod-openapi';
 import type { Database } from '../db/client';
 import { entities, signalEntities, signals, sources } from '../db/schema';
@@ -30,7 +30,7 @@ export const SignalDetailSchema = SignalSchema.extend({
 
 export type SignalDetail = z.infer<typeof SignalDetailSchema>;
 
-/** One signal with its entities and source metadata; null when the id is unknown. */
+/** One signal with its entities and source metadata; null when the id is unknown or retracted. */
 export async function getSignalDetail(db: Database, id: string): Promise<SignalDetail | null> {
   const [rows, mentions] = await Promise.all([
     db
@@ -43,7 +43,7 @@ export async function getSignalDetail(db: Database, id: string): Promise<SignalD
       })
       .from(signals)
       .innerJoin(sources, eq(sources.id, signals.sourceId))
-      .where(eq(signals.id, id))
+      .where(and(eq(signals.id, id), isNull(signals.retractedAt)))
       .limit(1),
     db
       .select({ name: entities.name, type: entities.type, count: signalEntities.mentions })

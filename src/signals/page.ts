@@ -1,7 +1,17 @@
-import { sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { boundStatement, compileStatement, runStatement, type Database, type Statement } from '../db/client';
 import { CSV_COLUMNS } from './csv';
-import { signalColumns, signalConditions, signalRowsQuery, type Page, type SignalFilter } from './query';
+import { encodeCursor, signalListFingerprint } from './cursor';
+import {
+  orderOf,
+  seekCondition,
+  signalColumns,
+  signalConditions,
+  signalRowsQuery,
+  type Page,
+  type SignalFilter,
+  type SignalOrderKind,
+} from './query';
 
 /**
  * Pages of signals written by Postgres: the hot path of /api/v1/signals and the export. The app
@@ -9,7 +19,7 @@ import { signalColumns, signalConditions, signalRowsQuery, type Page, type Signa
  * parses rows into objects to serialise them once more: Postgres reads the page's rows in rank
  * order (`signalRowsQuery`, on its indexes), and writes them as JSON or CSV text.
  */
-export type PageFormat = 'json' | 'csv';
+export type PageFormat = 'json' | 'csv' | 'geojson';
 
 /** The columns of `signalRowsQuery` by position, in snake case (the join repeats `id`, `name`, `tier`). */
 const rowNames = Object.keys(signalColumns)
@@ -29,8 +39,18 @@ const jsonRecord =
   sql.raw(`(SELECT s FROM (SELECT p.id, p.threat_layer, p.significance_score, p.signal_valence,
   p.title, p.content_display, p.country_codes, p.region, p.city, p.lat, p.lng, p.language,
   ${isoTime('published_at')} AS published_at, ${isoTime('collected_at')} AS collected_at, p.is_anomaly,
-  p.source_url, (SELECT source FROM (SELECT p.source_id AS id, p.source_name AS name,
+  p.source_url, ${isoTime('updated_at')} AS updated_at, ${isoTime('retracted_at')} AS retracted_at,
+  (SELECT source FROM (SELECT p.source_id AS id, p.source_name AS name,
   p.source_tier AS tier) source) AS source) s)`);
+
+/**
+ * One signal as an RFC 7946 Feature: its id, a Point at [lng, lat] (null geometry without
+ * both coordinates) and the signal's JSON as properties, so map libraries load it as is.
+ */
+const geoJsonFeature = sql`(SELECT f FROM (SELECT 'Feature' AS type, p.id,
+  CASE WHEN p.lat IS NULL OR p.lng IS NULL THEN NULL
+       ELSE json_build_object('type', 'Point', 'coordinates', json_build_array(p.lng, p.lat)) END AS geometry,
+  ${jsonRecord} AS properties) f)`;
 
 /**
  * Text a spreadsheet would run as a formula (`= + - @` first) gets a leading `'`; a field with
@@ -62,6 +82,8 @@ const CSV_FIELDS: Record<(typeof CSV_COLUMNS)[number], string> = {
   source_id: 'p.source_id::text',
   source_name: csvText('source_name'),
   source_tier: 'p.source_tier',
+  updated_at: isoTime('updated_at'),
+  retracted_at: `coalesce(${isoTime('retracted_at')}, '')`,
 };
 
 /** One signal as a CSV record (no line end), its fields in `CSV_COLUMNS` order. */
@@ -73,18 +95,33 @@ const AGGREGATES: Record<PageFormat, (limit: Placeholder) => SQL> = {
     sql`coalesce(json_agg(${jsonRecord} ORDER BY p.rank) FILTER (WHERE p.rank <= ${limit}), '[]')::text`,
   csv: (limit) =>
     sql`coalesce(string_agg(${csvRecord}, E'\\r\\n' ORDER BY p.rank) FILTER (WHERE p.rank <= ${limit}), '')`,
+  geojson: (limit) =>
+    sql`coalesce(json_agg(${geoJsonFeature} ORDER BY p.rank) FILTER (WHERE p.rank <= ${limit}), '[]')::text`,
+};
+
+/** How page rows `r` are numbered, and the sort key of row `p` as JSON, per order. */
+const ORDERS: Record<SignalOrderKind, { rank: string; key: string }> = {
+  rank: {
+    rank: 'r.significance_score DESC, r.published_at DESC, r.id',
+    key: 'json_build_array(p.significance_score, p.published_at, p.id)::text',
+  },
+  sync: { rank: 'r.updated_at, r.id', key: 'json_build_array(p.updated_at, p.id)::text' },
 };
 
 /**
  * The page as one text of at most `limit` signals, plus how many rows there were (up to
- * limit + 1) so the caller can tell `has_more`. `where` carries the filter's values.
+ * limit + 1) so the caller can tell `has_more`, and the sort key of the page's last row when
+ * there are more (the next cursor). `where` carries the filter's values and the seek.
  */
 function pageQuery(db: Database, filter: SignalFilter, where: SQL | undefined, format: PageFormat) {
   const window = { fetch: sql.placeholder('fetch'), offset: sql.placeholder('offset') };
   const rows = signalRowsQuery(db, filter, window, where);
+  const order = ORDERS[orderOf(filter)];
+  const limit = sql.placeholder('limit');
   // The window function numbers only the page's own rows, so the scan still stops at limit + 1.
-  return sql`SELECT ${AGGREGATES[format](sql.placeholder('limit'))} AS data, count(*)::int AS rows
-    FROM (SELECT r.*, row_number() OVER (ORDER BY r.significance_score DESC, r.published_at DESC, r.id) AS rank
+  return sql`SELECT ${AGGREGATES[format](limit)} AS data, count(*)::int AS rows,
+      min(${sql.raw(order.key)}) FILTER (WHERE p.rank = ${limit}) AS last
+    FROM (SELECT r.*, row_number() OVER (ORDER BY ${sql.raw(order.rank)}) AS rank
           FROM (${rows}) r(${sql.raw(rowNames)})) p`;
 }
 
@@ -104,12 +141,14 @@ export function signalPageStatement(
   format: PageFormat,
 ): Statement {
   const values: Record<string, unknown> = {};
-  const where = signalConditions(filter, (name, value) => {
+  const param = <T>(name: string, value: T): T => {
     // Sent as the driver receives it, without drizzle's column encoders: times as ISO text.
     values[name] = value instanceof Date ? value.toISOString() : value;
     return sql.placeholder(name) as never;
-  });
-  const shape = `${format}:${Object.keys(values).join(',')}`;
+  };
+  const conditions = signalConditions(filter, param);
+  const where = page.after ? and(conditions, seekCondition(page.after, param)) : conditions;
+  const shape = `${format}:${orderOf(filter)}:${Object.keys(values).join(',')}`;
   let statement = statements.get(shape);
   if (!statement) {
     if (statements.size >= MAX_STATEMENTS) statements.clear();
@@ -125,19 +164,26 @@ export function signalPageStatement(
 }
 
 /**
- * One page of signals as text written by Postgres: a JSON array of signals, or CSV records
- * (CRLF between them, no header). `count` is how many signals it holds.
+ * One page of signals as text written by Postgres: a JSON array of signals, CSV records (CRLF
+ * between them, no header) or a JSON array of GeoJSON Features. `count` is how many signals it
+ * holds; `nextCursor` starts the page after it (null on the last page).
  */
 export async function listSignalPage(
   db: Database,
   filter: SignalFilter,
   page: Page,
   format: PageFormat,
-): Promise<{ data: string; count: number; hasMore: boolean }> {
-  const [result] = await runStatement<{ data: string; rows: number }>(
+): Promise<{ data: string; count: number; hasMore: boolean; nextCursor: string | null }> {
+  const [result] = await runStatement<{ data: string; rows: number; last: string | null }>(
     db,
     signalPageStatement(db, filter, page, format),
   );
-  const { data, rows } = result!;
-  return { data, count: Math.min(rows, page.limit), hasMore: rows > page.limit };
+  const { data, rows, last } = result!;
+  const hasMore = rows > page.limit;
+  return {
+    data,
+    count: Math.min(rows, page.limit),
+    hasMore,
+    nextCursor: hasMore && last ? encodeCursor(signalListFingerprint(filter), last) : null,
+  };
 }

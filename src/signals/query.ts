@@ -1,4 +1,16 @@
-import { and, asc, between, eq, gte, inArray, lte, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  between,
+  eq,
+  gte,
+  inArray,
+  isNull,
+  lte,
+  sql,
+  type Placeholder,
+  type SQL,
+} from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { signals, sources } from '../db/schema';
 import type { Layer, Region, Valence } from '../vocab';
@@ -16,6 +28,42 @@ export interface SignalFilter {
   valence?: Valence;
   bbox?: { minLat: number; minLng: number; maxLat: number; maxLng: number };
   anomaly?: boolean;
+  /**
+   * Sync: only signals changed at or after this time, in `updated_at` order, retracted ones
+   * included (the only read that serves them).
+   */
+  updatedSince?: Date;
+}
+
+/** Which order a read walks: the rank (score, newest, id) or, for sync, change time then id. */
+export type SignalOrderKind = 'rank' | 'sync';
+
+export const orderOf = (filter: SignalFilter): SignalOrderKind => (filter.updatedSince ? 'sync' : 'rank');
+
+/**
+ * Where a keyset page starts: the sort key of the last row of the previous page, exactly as
+ * Postgres wrote it (timestamps keep their microseconds, which a JS Date would lose).
+ */
+export type SeekKey =
+  | { order: 'rank'; score: number; publishedAt: string; id: string }
+  | { order: 'sync'; updatedAt: string; id: string };
+
+/**
+ * True when every alternative of a websearch query (`a OR b`) has a term it must contain. A
+ * query of exclusions alone (`-zzzz`, or `-zzzz OR x`) matches nearly every signal and cannot
+ * be answered from the search index: it reads the whole index and sorts what it finds.
+ */
+export function searchHasPositiveTerm(search: string): boolean {
+  const tokens = search.match(/-?"[^"]*"?|[^\s"]+/g) ?? [];
+  const branches: string[][] = [[]];
+  for (const token of tokens) {
+    if (token.toLowerCase() === 'or') branches.push([]);
+    else branches[branches.length - 1]!.push(token);
+  }
+  // An empty alternative (`a OR`) is dropped by Postgres, and an empty query matches nothing.
+  return branches
+    .filter((branch) => branch.length > 0)
+    .every((branch) => branch.some((token) => !token.startsWith('-') && /[\p{L}\p{N}]/u.test(token)));
 }
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (ch) => `\\${ch}`);
@@ -24,10 +72,16 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 export type Param = <T>(name: string, value: T) => T;
 const asValue: Param = (_, value) => value;
 
-/** The WHERE conditions for `filter`, each written to use an index of `signals`. */
+/**
+ * The WHERE conditions for `filter`, each written to use an index of `signals`. Retracted
+ * signals are left out of every read but sync (`updatedSince`).
+ */
 export function signalConditions(filter: SignalFilter, param: Param = asValue): SQL | undefined {
   const { layers, bbox } = filter;
   const conditions: (SQL | undefined)[] = [
+    filter.updatedSince
+      ? gte(signals.updatedAt, param('updatedSince', filter.updatedSince))
+      : isNull(signals.retractedAt),
     layers?.length
       ? inArray(
           signals.threatLayer,
@@ -56,6 +110,21 @@ export function signalConditions(filter: SignalFilter, param: Param = asValue): 
 }
 
 /**
+ * The rows after `key` in its order. Rank order is score desc, time desc, id asc: the pair
+ * (score, time) is compared as a row, which the rank indexes serve as an index condition (both
+ * columns descend), and id, which ascends, only breaks ties of that pair in a filter. Sync
+ * order (updated_at, id) ascends throughout, so one row comparison on `signals_sync_idx` does.
+ */
+export function seekCondition(key: SeekKey, param: Param = asValue): SQL {
+  if (key.order === 'sync') {
+    return sql`(${signals.updatedAt}, ${signals.id}) > (${param('afterUpdatedAt', key.updatedAt)}::timestamptz, ${param('afterId', key.id)}::uuid)`;
+  }
+  const pair = sql`(${signals.significanceScore}, ${signals.publishedAt})`;
+  const after = sql`(${param('afterScore', key.score)}::float8, ${param('afterPublishedAt', key.publishedAt)}::timestamptz)`;
+  return sql`${pair} <= ${after} AND (${pair} < ${after} OR ${signals.id} > ${param('afterId', key.id)}::uuid)`;
+}
+
+/**
  * Score desc, then newest, then id: a total order, so pages never overlap or skip.
  * NULLS LAST matches the rank indexes drizzle creates (`.desc()` there means DESC NULLS LAST);
  * plain DESC means NULLS FIRST, which the planner cannot serve from them (both columns are
@@ -67,6 +136,9 @@ export const signalOrder = [
   asc(signals.id),
 ] as const;
 
+/** Sync order: oldest change first, then id, as `signals_sync_idx` holds them. */
+export const syncOrder = [asc(signals.updatedAt), asc(signals.id)] as const;
+
 /**
  * The rank order to use for `filter`. With a full-text search the same order is written so the
  * rank index cannot serve it: matches are usually few and clustered low in the rank (a walk of
@@ -74,6 +146,7 @@ export const signalOrder = [
  * while collecting them through the GIN index and sorting is bounded by the number of matches.
  */
 export function signalOrderFor(filter: SignalFilter) {
+  if (filter.updatedSince) return syncOrder;
   if (!filter.search) return signalOrder;
   return [
     sql`${signals.significanceScore} + 0 DESC`,
@@ -100,6 +173,8 @@ export const signalColumns = {
   ingestedAt: signals.ingestedAt,
   isAnomaly: signals.isAnomaly,
   sourceUrl: signals.sourceUrl,
+  updatedAt: signals.updatedAt,
+  retractedAt: signals.retractedAt,
   sourceId: sources.id,
   sourceName: sources.name,
   sourceTier: sources.tier,
@@ -123,17 +198,20 @@ export type SignalRow = {
   ingestedAt: Date;
   isAnomaly: boolean;
   sourceUrl: string;
+  updatedAt: Date;
+  retractedAt: Date | null;
   sourceId: string;
   sourceName: string;
   sourceTier: string;
 };
 
-export type Page = { limit: number; offset: number };
+/** A page: `limit` rows from `offset`, or (keyset) the `limit` rows after `after`. */
+export type Page = { limit: number; offset: number; after?: SeekKey };
 
 /** Which rows of the rank order a statement reads: `fetch` of them from `offset`. */
 export type Window = { fetch: number | Placeholder; offset: number | Placeholder };
 
-/** The rows of one window of the rank order, with their source. */
+/** The rows of one window of the filter's order, with their source. */
 export const signalRowsQuery = (
   db: Database,
   filter: SignalFilter,

@@ -22,6 +22,16 @@ export const SignalSchema = z
     collected_at: z.string().openapi({ example: '2026-11-21T08:42:10.000Z' }),
     is_anomaly: z.boolean().openapi({ example: false }),
     source_url: z.string().openapi({ example: 'https://example-wire.com/2026/lyon-hospitals' }),
+    updated_at: z.string().openapi({
+      description:
+        'When the signal last changed: its ingest, an upstream revision or a retraction. Sync with `updated_since`.',
+      example: '2026-11-21T08:43:00.000Z',
+    }),
+    retracted_at: z.string().nullable().openapi({
+      description:
+        'When the upstream withdrew the signal. Retracted signals are only listed by `updated_since` sync; elsewhere this is always null.',
+      example: null,
+    }),
     source: z.object({
       id: z.uuid(),
       name: z.string().openapi({ example: 'Example Wire' }),
@@ -51,6 +61,8 @@ export function signalJson(row: SignalRow): SignalJson {
     collected_at: row.collectedAt.toISOString(),
     is_anomaly: row.isAnomaly,
     source_url: row.sourceUrl,
+    updated_at: row.updatedAt.toISOString(),
+    retracted_at: row.retractedAt?.toISOString() ?? null,
     source: { id: row.sourceId, name: row.sourceName, tier: row.sourceTier as SignalJson['source']['tier'] },
   };
 }

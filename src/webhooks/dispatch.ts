@@ -390,6 +390,8 @@ function sampleSignal(now: Date): SignalRow {
     ingestedAt: now,
     isAnomaly: false,
     sourceUrl: 'https://example.com/signal-intel/test-delivery',
+    updatedAt: now,
+    retractedAt: null,
     sourceId: NIL_UUID,
     sourceName: 'Test',
     sourceTier: 'core',

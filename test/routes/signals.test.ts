@@ -103,10 +103,22 @@ describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
 
   it('pages are stable and complete', async () => {
     const first = (await (await get('/api/v1/signals?limit=3')).json()) as Page;
-    expect(first.pagination).toEqual({ limit: 3, offset: 0, has_more: true, next_offset: 3 });
+    expect(first.pagination).toEqual({
+      limit: 3,
+      offset: 0,
+      has_more: true,
+      next_offset: 3,
+      next_cursor: expect.any(String),
+    });
     const last = (await (await get('/api/v1/signals?limit=3&offset=9')).json()) as Page;
     expect(last.data).toHaveLength(1);
-    expect(last.pagination).toEqual({ limit: 3, offset: 9, has_more: false, next_offset: null });
+    expect(last.pagination).toEqual({
+      limit: 3,
+      offset: 9,
+      has_more: false,
+      next_offset: null,
+      next_cursor: null,
+    });
     const walked: string[] = [];
     for (let offset: number | null = 0; offset !== null;) {
       const page = (await (await get(`/api/v1/signals?limit=2&offset=${offset}`)).json()) as Page;
@@ -135,6 +147,8 @@ describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
       collected_at: '2026-11-21T09:30:00.000Z',
       is_anomaly: false,
       source_url: FIXTURE.lyonHospital.source_url,
+      updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      retracted_at: null,
       source: { id: expect.any(String), name: 'Le Journal', tier: 'community' },
     });
   });

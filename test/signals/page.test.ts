@@ -135,6 +135,8 @@ describe.each(backends)('a page of signals written by Postgres on $name', (backe
         source_id: s.source.id,
         source_name: cell(s.source.name),
         source_tier: s.source.tier,
+        updated_at: s.updated_at,
+        retracted_at: cell(s.retracted_at),
       })),
     );
   });
