@@ -1,7 +1,8 @@
 import type { Connector, ConnectorName } from './types';
+import { usgs } from './usgs';
 
 /** Every connector by name. Filled in as connectors land; `connectorFor` is the one lookup. */
-const connectors: Partial<Record<ConnectorName, Connector>> = {};
+const connectors: Partial<Record<ConnectorName, Connector>> = { usgs };
 
 /** The connector of that name, or undefined when none is registered. */
 export const connectorFor = (name: ConnectorName): Connector | undefined => connectors[name];
