@@ -1,8 +1,9 @@
 import type { Connector, ConnectorName } from './types';
+import { rss } from './rss';
 import { usgs } from './usgs';
 
 /** Every connector by name. Filled in as connectors land; `connectorFor` is the one lookup. */
-const connectors: Partial<Record<ConnectorName, Connector>> = { usgs };
+const connectors: Partial<Record<ConnectorName, Connector>> = { usgs, rss };
 
 /** The connector of that name, or undefined when none is registered. */
 export const connectorFor = (name: ConnectorName): Connector | undefined => connectors[name];
