@@ -53,7 +53,8 @@ export function iso3to2(code: unknown): string | null {
 /** The country whose territory (land or territorial sea) holds the point, or null offshore. */
 export function countryAt(lat: number | null | undefined, lng: number | null | undefined): string | null {
   if (lat == null || lng == null) return null;
-  return valid(iso1A2Code([lng, lat]));
+  // Territory level: Puerto Rico is PR and Réunion RE, as ISO 3166-1 and src/countries.ts have them.
+  return valid(iso1A2Code([lng, lat], { level: 'territory' }));
 }
 
 /**

@@ -1,9 +1,11 @@
 import type { Connector, ConnectorName } from './types';
+import { eonet } from './eonet';
+import { gdacs } from './gdacs';
 import { rss } from './rss';
 import { usgs } from './usgs';
 
 /** Every connector by name. Filled in as connectors land; `connectorFor` is the one lookup. */
-const connectors: Partial<Record<ConnectorName, Connector>> = { usgs, rss };
+const connectors: Partial<Record<ConnectorName, Connector>> = { usgs, rss, gdacs, eonet };
 
 /** The connector of that name, or undefined when none is registered. */
 export const connectorFor = (name: ConnectorName): Connector | undefined => connectors[name];
