@@ -1,11 +1,22 @@
 import type { Connector, ConnectorName } from './types';
+import { cisaKev } from './cisa-kev';
 import { eonet } from './eonet';
 import { gdacs } from './gdacs';
+import { nvd } from './nvd';
+import { nws } from './nws';
 import { rss } from './rss';
 import { usgs } from './usgs';
 
 /** Every connector by name. Filled in as connectors land; `connectorFor` is the one lookup. */
-const connectors: Partial<Record<ConnectorName, Connector>> = { usgs, rss, gdacs, eonet };
+const connectors: Partial<Record<ConnectorName, Connector>> = {
+  usgs,
+  rss,
+  gdacs,
+  eonet,
+  nws,
+  'cisa-kev': cisaKev,
+  nvd,
+};
 
 /** The connector of that name, or undefined when none is registered. */
 export const connectorFor = (name: ConnectorName): Connector | undefined => connectors[name];
