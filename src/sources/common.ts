@@ -1,6 +1,6 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 // The light model (≈70 KB) keeps the Worker bundle small; it covers the major news languages.
-import { detect } from 'tinyld/light';
+import { detectAll } from 'tinyld/light';
 import { ConnectorError, type ParseContext, type SourceItem } from './types';
 
 export const TITLE_MAX = 300;
@@ -151,13 +151,21 @@ export function languageTag(value: unknown): string | null {
   return LANGUAGE_TAG.test(tag) ? tag : null;
 }
 
+/** Below this `tinyld` accuracy a guess is no better than noise on headlines ("Nepal Flash Flood…" → sv). */
+export const LANGUAGE_MIN_ACCURACY = 0.1;
+
 /**
- * Language of free text with `tinyld`, or null when the text is too short for a reliable guess
- * (short headlines are misread: the library needs a sentence or two).
+ * Language of free text with `tinyld` (letters only: digits and "|" skew it), or null when the
+ * text is short or the guess is weak; a missing language is better than a wrong one.
  */
 export function detectLanguage(text: string): string | null {
-  if (text.replace(/\s+/g, ' ').length < 40) return null;
-  return languageTag(detect(text));
+  const letters = text
+    .replace(/[^\p{L}\s]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (letters.length < 20) return null;
+  const best = detectAll(letters)[0];
+  return best && best.accuracy >= LANGUAGE_MIN_ACCURACY ? languageTag(best.lang) : null;
 }
 
 /** A lat/lng pair when both are finite and in range, else both null. */

@@ -4,6 +4,7 @@ import { eonet } from './eonet';
 import { gdacs } from './gdacs';
 import { nvd } from './nvd';
 import { nws } from './nws';
+import { reliefweb } from './reliefweb';
 import { rss } from './rss';
 import { usgs } from './usgs';
 
@@ -16,6 +17,7 @@ const connectors: Partial<Record<ConnectorName, Connector>> = {
   nws,
   'cisa-kev': cisaKev,
   nvd,
+  reliefweb,
 };
 
 /** The connector of that name, or undefined when none is registered. */

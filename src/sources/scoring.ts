@@ -153,3 +153,6 @@ export function whoDonBase(highConsequence: boolean): number {
 export function classifiedBase(layerWeight: number, intensity: number): number {
   return 2 + clamp(layerWeight, 0, 6) + clamp(intensity, 0, 2);
 }
+
+/** A ReliefWeb report labelled by disaster type or theme: a situation report, below the crisis line. */
+export const RELIEFWEB_BASE = 3.5;
