@@ -1,4 +1,4 @@
-import { content, isRecord, isoDate, item, num, parseJson, requireArray, title } from './common';
+import { clip, content, isRecord, isoDate, item, num, parseJson, requireArray, title } from './common';
 import { finalScore, firstReportValence, nvdBase } from './scoring';
 import {
   ConnectorError,
@@ -81,7 +81,8 @@ function mapCve(cve: Record<string, unknown>, floor: number, context: ParseConte
   const english = descriptions.find((d) => d.lang === 'en') ?? descriptions[0];
   const description = typeof english?.value === 'string' ? english.value : '';
   const kevName = typeof cve.cisaVulnerabilityName === 'string' ? cve.cisaVulnerabilityName : null;
-  const heading = title(`${id} (CVSS ${cvss.score}): ${kevName ?? description}`);
+  // A description can run to paragraphs: the headline keeps its first 160 characters.
+  const heading = title(`${id} (CVSS ${cvss.score}): ${clip(kevName ?? description, 160)}`);
   return item({
     threat_layer: 'cyber',
     significance_score: score,
