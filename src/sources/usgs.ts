@@ -1,4 +1,16 @@
-import { clip, content, isRecord, isoDate, item, num, parseJson, point, requireArray, title } from './common';
+import {
+  clip,
+  content,
+  httpUrl,
+  isRecord,
+  isoDate,
+  item,
+  num,
+  parseJson,
+  point,
+  requireArray,
+  title,
+} from './common';
 import { countryOfEvent, townInPlace } from './geo';
 import { finalScore, firstReportValence, usgsBase } from './scoring';
 import { ConnectorError, type Connector, type SourceItem } from './types';
@@ -40,7 +52,11 @@ function mapFeature(
   const p = feature.properties;
   if (!isRecord(p)) return null;
   const published = isoDate(num(p.time));
-  const url = typeof p.url === 'string' ? p.url : null;
+  // A deleted event may come stripped of its fields: its retraction must still get through.
+  const eventId = typeof feature.id === 'string' ? feature.id : null;
+  const url =
+    httpUrl(p.url) ??
+    (eventId ? `https://earthquake.usgs.gov/earthquakes/eventpage/${encodeURIComponent(eventId)}` : null);
   const externalIds = usgsIds(feature.id, p.ids);
   if (!published || !url || externalIds.length === 0) return null;
   const coordinates = isRecord(feature.geometry) ? feature.geometry.coordinates : null;

@@ -94,6 +94,20 @@ describe('usgs connector', () => {
       'usgs:us6000ldpv',
     );
     expect(deleted.retracted).toBe(true);
+    const stripped = byId(
+      parse(
+        'usgs',
+        edited('us6000ldpv', (p) => {
+          p.status = 'deleted';
+          delete p.url;
+        }),
+      ),
+      'usgs:us6000ldpv',
+    );
+    expect(stripped).toMatchObject({
+      retracted: true,
+      source_url: 'https://earthquake.usgs.gov/earthquakes/eventpage/us6000ldpv',
+    });
     expect(revisionOf(byId(parse('usgs', doc), 'usgs:us6000ldpv'), deleted)).toBe('retracted');
   });
 
