@@ -1,0 +1,113 @@
+/**
+ * Countries and places for connector items (rules in ./README.md, "Countries"):
+ * 1. the feed's own codes or country names (GDACS lists, ReliefWeb ISO3),
+ * 2. else the coordinates, reverse-geocoded offline with @rapideditor/country-coder,
+ * 3. else (offshore, or no coordinates) the country named in the feed's place text, or none.
+ * Free text goes through the ingest gazetteer, skipping names that are also common words.
+ */
+import { iso1A2Code } from '@rapideditor/country-coder';
+import { COUNTRIES, isCountryCode } from '../countries';
+import { extractEntities } from '../ingest/entities';
+import names from './geo-names.json';
+
+const fold = (text: string): string =>
+  text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim();
+
+let byName: Map<string, string> | undefined;
+/** Built on first use so a Worker cold start does not pay for it. */
+function nameIndex(): Map<string, string> {
+  if (byName) return byName;
+  byName = new Map();
+  for (const [code, country] of Object.entries(COUNTRIES)) byName.set(fold(country.name), code);
+  for (const [alias, code] of Object.entries(names.aliases)) byName.set(fold(alias), code);
+  for (const [code, name] of Object.entries(names.usTerritories)) byName.set(fold(name), code);
+  return byName;
+}
+
+const AMBIGUOUS = new Set(names.ambiguousInText.map(fold));
+const US_STATE_CODES = new Set(Object.keys(names.usStates));
+const US_STATE_NAMES = new Set(Object.values(names.usStates).map(fold));
+const US_TERRITORIES: Record<string, string> = names.usTerritories;
+
+const valid = (code: string | null | undefined): string | null => {
+  const upper = code?.toUpperCase() ?? null;
+  return upper && isCountryCode(upper) ? upper : null;
+};
+
+/** ISO 3166-1 alpha-2 for an exact country name as feeds spell it ("Islamic Republic of Iran"). */
+export function countryByName(name: string): string | null {
+  return valid(nameIndex().get(fold(name)));
+}
+
+/** ISO alpha-2 of an alpha-3 code (any case); null for pseudo-codes such as ReliefWeb's "wld". */
+export function iso3to2(code: unknown): string | null {
+  if (typeof code !== 'string' || !/^[a-z]{3}$/i.test(code.trim())) return null;
+  return valid(iso1A2Code(code.trim().toUpperCase()));
+}
+
+/** The country whose territory (land or territorial sea) holds the point, or null offshore. */
+export function countryAt(lat: number | null | undefined, lng: number | null | undefined): string | null {
+  if (lat == null || lng == null) return null;
+  // Territory level: Puerto Rico is PR and Réunion RE, as ISO 3166-1 and src/countries.ts have them.
+  return valid(iso1A2Code([lng, lat], { level: 'territory' }));
+}
+
+/**
+ * Countries named in English free text, through the ingest gazetteer (aliases such as "DRC",
+ * "UK"); names that are also common words or people (Chad, Jordan, Georgia, Niger) are skipped.
+ */
+export function countriesInText(text: string): string[] {
+  const codes: string[] = [];
+  for (const entity of extractEntities(text)) {
+    if (entity.type !== 'location' || AMBIGUOUS.has(fold(entity.name))) continue;
+    const code = countryByName(entity.name);
+    if (code && !codes.includes(code)) codes.push(code);
+  }
+  return codes;
+}
+
+/**
+ * The country a place string ends with: "35 km NNW of Herāt, Afghanistan" → AF,
+ * "Port Townsend, WA" / "Anchorage, Alaska" → US, "Puerto Rico" → PR, "western Afghanistan" → AF.
+ * Null when the text names none ("southeast of the Loyalty Islands").
+ */
+export function countryInPlace(place: string | null | undefined): string | null {
+  if (!place) return null;
+  const last = place.split(',').pop()?.trim() ?? '';
+  if (US_STATE_CODES.has(last)) return 'US';
+  if (US_STATE_NAMES.has(fold(last))) return 'US';
+  const exact = countryByName(last);
+  if (exact) return exact;
+  for (const [code, name] of Object.entries(US_TERRITORIES)) if (fold(last).endsWith(fold(name))) return code;
+  const named = countriesInText(place.replace(/^(\d+ km [NSEW]{1,3} of|[a-z]+) /, ''));
+  // "Poland-Slovakia border region" names two: the place text cannot pick one.
+  return named.length === 1 ? (named[0] ?? null) : null;
+}
+
+/** The town of "35 km NNW of Herāt, Afghanistan" (Herāt), or null for region-only places. */
+export function townInPlace(place: string | null | undefined): string | null {
+  const match = /\bof ([^,]+),/.exec(place ?? '') ?? /^([^,]+),/.exec(place ?? '');
+  const town = match?.[1]?.trim();
+  return town && town.length <= 120 && !/^(the |[a-z])/.test(town) ? town : null;
+}
+
+/**
+ * One country for a located event, or none. The coordinates decide, except that when the feed's
+ * place text names one country and the point disagrees, the place text wins: country-coder's
+ * borders run out to sea, so an offshore point "66 km E of Sarangani, Philippines" would
+ * otherwise land in Indonesia. No coordinates and no place country → none.
+ */
+export function countryOfEvent(
+  lat: number | null | undefined,
+  lng: number | null | undefined,
+  place: string | null | undefined,
+): string[] {
+  const named = countryInPlace(place);
+  const code = named ?? countryAt(lat, lng);
+  return code ? [code] : [];
+}
