@@ -16,7 +16,8 @@ const BLOCKED_NAMES = new Set([
   'instance-data',
   'instance-data.ec2.internal',
 ]);
-const BLOCKED_SUFFIXES = ['.localhost', '.local', '.internal', '.localdomain', '.home.arpa'];
+// `.svc`: Kubernetes service names (`kubernetes.default.svc`) resolve inside a cluster only.
+const BLOCKED_SUFFIXES = ['.localhost', '.local', '.internal', '.localdomain', '.home.arpa', '.svc'];
 
 /** The port every webhook may use; others only when the operator allows them. */
 export const DEFAULT_WEBHOOK_PORT = 443;

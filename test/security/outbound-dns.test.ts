@@ -79,6 +79,15 @@ describe('outbound address ranges (ipaddr.js), IPv4 and IPv6', () => {
   );
 });
 
+describe('webhook names that only resolve inside a network', () => {
+  it.each(['https://kubernetes.default.svc/', 'https://api.cluster.local/', 'https://localtest.localhost/'])(
+    'refuses %s at registration',
+    (url) => {
+      expect(urlProblem(url, false)).toMatch(/public host/);
+    },
+  );
+});
+
 describe('the Node outbound fetch checks the address it connects to', () => {
   let receiver: Receiver;
   let port: number;
