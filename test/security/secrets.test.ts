@@ -221,5 +221,5 @@ describe('webhook secrets in the service', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 });
