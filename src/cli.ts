@@ -9,6 +9,7 @@ import { adminToken, nodeDeps, openDatabase, openStore } from './node-runtime';
 import { KEY_TIERS, type KeyTier } from './vocab';
 import { dispatchWebhooks } from './webhooks/dispatch';
 import { nodeEncryptionKey } from './webhooks/node-key';
+import { reencryptSecrets } from './webhooks/rotate';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -17,6 +18,8 @@ const USAGE = `Usage: npm run cli -- <command> [options]
   keys create --email E [--tier free|pro] [--name N]
   keys tier --email E --tier free|pro
   dispatch                       run one webhook dispatcher pass now
+  webhooks reencrypt             re-encrypt every webhook secret with the newest
+                                 WEBHOOK_ENCRYPTION_KEY (after adding a key in front)
   migrate                        apply migrations to DATABASE_URL (or the embedded database)
 
   --url URL   talk to a running server's admin API instead of the database
@@ -143,6 +146,11 @@ async function run(argv: string[]): Promise<unknown> {
       if (remote) return callAdmin(config, remote, '/api/v1/admin/webhooks/dispatch', { method: 'POST' });
       const withKey = { ...config, WEBHOOK_ENCRYPTION_KEY: nodeEncryptionKey(config) };
       return withDb((db) => dispatchWebhooks(nodeDeps(withKey, db, openStore(withKey))));
+    }
+    case 'webhooks': {
+      if (sub !== 'reencrypt') throw new UsageError(`unknown webhooks command: ${sub ?? ''}`);
+      if (remote) throw new UsageError('webhooks reencrypt works on the database; drop --url');
+      return withDb((db) => reencryptSecrets(db, nodeEncryptionKey(config)));
     }
     case 'migrate':
       // Opening a database applies the migrations.

@@ -20,9 +20,19 @@ const ConfigSchema = z.object({
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   WEBHOOK_ENCRYPTION_KEY: z
     .string()
-    .regex(/^[A-Za-z0-9+/]{43}=$/, 'must be 32 bytes in base64 (44 characters)')
+    .regex(
+      /^\s*[A-Za-z0-9+/]{43}=\s*(,\s*[A-Za-z0-9+/]{43}=\s*)*$/,
+      'must be 32 bytes in base64 (44 characters), or a comma-separated list of such keys, newest first',
+    )
     .optional(),
   WEBHOOK_ALLOW_INSECURE: flag(false),
+  /** Ports webhook URLs may use besides 443, e.g. `8443,9443`. */
+  WEBHOOK_ALLOWED_PORTS: z
+    .string()
+    .regex(/^\s*\d{1,5}\s*(,\s*\d{1,5}\s*)*$/, 'must be a comma-separated list of port numbers')
+    .refine((v) => v.split(',').every((p) => Number(p) >= 1 && Number(p) <= 65535), 'ports are 1-65535')
+    .optional()
+    .transform((v) => (v ? v.split(',').map((p) => Number(p.trim())) : [])),
   TRUST_PROXY: flag(false),
   SEED: flag(true),
   PUBLIC_BASE_URL: optionalUrl,

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { Config } from './config';
 import type { Database } from './db/client';
+import type { OutboundFetch } from './net/outbound';
 import type { Store } from './store/types';
 
 export interface Logger {
@@ -20,8 +21,11 @@ export interface Deps {
   clientIp: (c: Context) => string;
   /** Runs work after the response (Workers `ctx.waitUntil`; Node lets the promise run). */
   waitUntil: (promise: Promise<unknown>) => void;
-  /** Outbound HTTP (webhooks, LLM); injectable for tests. */
-  fetch: typeof fetch;
+  /**
+   * Outbound HTTP (webhooks, LLM, source polls): the guarded fetch of src/net (address checks,
+   * no redirects, timeout, body cap); injectable for tests.
+   */
+  fetch: OutboundFetch;
   log: Logger;
 }
 

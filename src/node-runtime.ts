@@ -10,6 +10,7 @@ import type { Config } from './config';
 import type { DatabaseHandle } from './db/client';
 import { pgliteDatabase, postgresDatabase } from './db/node';
 import { consoleLogger, type Deps } from './deps';
+import { nodeOutboundFetch } from './net/outbound-node';
 import { memoryStore } from './store/memory';
 import type { Store } from './store/types';
 import { upstashStore } from './store/upstash';
@@ -65,7 +66,8 @@ export function nodeDeps(
     waitUntil: (promise) => {
       promise.catch((error: unknown) => log.error('background task failed', { error: String(error) }));
     },
-    fetch: globalThis.fetch.bind(globalThis),
+    // Every outbound request checks the address it connects to (WEBHOOK_ALLOW_INSECURE lifts it).
+    fetch: nodeOutboundFetch({ allowPrivate: config.WEBHOOK_ALLOW_INSECURE }),
     log,
     ...overrides,
   };

@@ -3,6 +3,7 @@ import type { Config } from './config';
 import { loadConfig } from './config';
 import { neonDatabase, type DatabaseHandle } from './db/client';
 import { consoleLogger, type Deps } from './deps';
+import { workerOutboundFetch } from './net/outbound';
 import { memoryStore } from './store/memory';
 import type { Store } from './store/types';
 import { upstashStore } from './store/upstash';
@@ -66,7 +67,7 @@ export function workerDeps(env: WorkerEnv, ctx: ExecutionContext): { deps: Deps;
     now: () => new Date(),
     clientIp: (c) => c.req.header('cf-connecting-ip') ?? 'unknown',
     waitUntil: (promise) => ctx.waitUntil(promise),
-    fetch: globalThis.fetch.bind(globalThis),
+    fetch: workerOutboundFetch({ allowPrivate: config.WEBHOOK_ALLOW_INSECURE }),
     log: consoleLogger(config.LOG_LEVEL),
   };
   return { deps, database };

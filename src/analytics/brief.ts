@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import { COUNTRIES } from '../countries';
 import { queryRows, type Database } from '../db/client';
+import { OutboundError, type OutboundFetch } from '../net/outbound';
 import { theaterWeight } from './formulas';
 import { HOUR_MS, iso, windowOf } from './sql';
 
@@ -253,6 +254,9 @@ Use only the signals given. Answer with one JSON object and nothing else, with e
  "key_entities": [{"name": string, "note": string}]}
 Every signal_ids entry must be an id from the input. key_entities names must come from the input entities.`;
 
+/** The most of an LLM answer read; a brief is a few KB of JSON. */
+const LLM_ANSWER_CAP_BYTES = 1024 * 1024;
+
 /** The chat-completions endpoint: the configured URL, or `<url>/chat/completions` for a base URL. */
 const completionsUrl = (url: string) =>
   /\/chat\/completions\/?$/.test(url) ? url : `${url.replace(/\/+$/, '')}/chat/completions`;
@@ -262,7 +266,7 @@ const completionsUrl = (url: string) =>
  * Throws on timeout, HTTP error, malformed JSON, a shape the schema refuses, or a citation of a
  * signal or entity that was not given; the caller then uses the heuristic.
  */
-export async function llmBrief(fetcher: typeof fetch, llm: LlmConfig, data: BriefData): Promise<BriefBody> {
+export async function llmBrief(fetcher: OutboundFetch, llm: LlmConfig, data: BriefData): Promise<BriefBody> {
   const given = data.signals.slice(0, BRIEF.topSignals);
   const input = {
     window: windowOf(data.start, data.end),
@@ -294,6 +298,8 @@ export async function llmBrief(fetcher: typeof fetch, llm: LlmConfig, data: Brie
       ],
     }),
     redirect: 'manual',
+    timeoutMs: llm.timeoutMs ?? BRIEF.llmTimeoutMs,
+    maxBodyBytes: LLM_ANSWER_CAP_BYTES,
     signal: AbortSignal.timeout(llm.timeoutMs ?? BRIEF.llmTimeoutMs),
   });
   if (!response.ok) throw new Error(`LLM answered HTTP ${response.status}`);
@@ -345,7 +351,7 @@ export async function watchBrief(
   db: Database,
   now: Date,
   options: {
-    fetch: typeof fetch;
+    fetch: OutboundFetch;
     llm?: LlmConfig;
     log?: { warn(m: string, f?: Record<string, unknown>): void };
   },
@@ -358,15 +364,20 @@ export async function watchBrief(
       body = await llmBrief(options.fetch, options.llm, data);
     } catch (error) {
       fallbackReason =
-        error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')
+        error instanceof Error &&
+        (error.name === 'TimeoutError' ||
+          error.name === 'AbortError' ||
+          (error instanceof OutboundError && error.kind === 'timeout'))
           ? `LLM did not answer within ${options.llm.timeoutMs ?? BRIEF.llmTimeoutMs} ms`
-          : error instanceof z.ZodError
-            ? 'LLM answer did not match the brief schema'
-            : error instanceof SyntaxError
-              ? 'LLM answer was not valid JSON'
-              : error instanceof Error
-                ? error.message
-                : 'LLM call failed';
+          : error instanceof OutboundError
+            ? `LLM request failed (${error.kind})`
+            : error instanceof z.ZodError
+              ? 'LLM answer did not match the brief schema'
+              : error instanceof SyntaxError
+                ? 'LLM answer was not valid JSON'
+                : error instanceof Error
+                  ? error.message
+                  : 'LLM call failed';
       options.log?.warn('brief LLM fallback', { reason: fallbackReason });
     }
   } else if (options.llm) {

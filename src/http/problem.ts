@@ -22,6 +22,7 @@ const TITLES: Record<string, string> = {
   unsupported_media_type: 'Unsupported media type',
   rate_limited: 'Rate limit exceeded',
   service_unavailable: 'Service unavailable',
+  secret_unavailable: 'Signing secret unavailable',
   internal_error: 'Internal server error',
 };
 

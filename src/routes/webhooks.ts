@@ -5,7 +5,7 @@ import { access, callerOf } from '../http/auth';
 import { jsonBody } from '../http/body';
 import { createRouter, errors, security } from '../http/openapi';
 import { ApiError, invalidRequest, notFound } from '../http/problem';
-import { MissingEncryptionKey } from '../webhooks/crypto';
+import { MissingEncryptionKey, SecretUnavailable } from '../webhooks/crypto';
 import { sendTestDelivery } from '../webhooks/dispatch';
 import { urlProblem } from '../webhooks/guard';
 import {
@@ -128,7 +128,11 @@ const TestResultSchema = z
     ok: z.boolean().openapi({ example: true }),
     status: z.number().int().nullable().openapi({ example: 200 }),
     duration_ms: z.number().int().openapi({ example: 87 }),
-    error: z.string().nullable().openapi({ example: null }),
+    error: z.string().nullable().openapi({
+      description:
+        'Why it failed, as a class: `dns_failed`, `connect_failed`, `tls_failed`, `timeout`, `blocked_address` or `http_<status>`.',
+      example: null,
+    }),
   })
   .openapi('WebhookTestResult');
 
@@ -153,7 +157,8 @@ const testRoute = createRoute({
 
 function checkUrl(c: Context<AppEnv>, url: string | undefined): void {
   if (url === undefined) return;
-  const problem = urlProblem(url, c.env.deps.config.WEBHOOK_ALLOW_INSECURE);
+  const { config } = c.env.deps;
+  const problem = urlProblem(url, config.WEBHOOK_ALLOW_INSECURE, config.WEBHOOK_ALLOWED_PORTS);
   if (problem) throw invalidRequest([{ path: 'url', message: problem }]);
 }
 
@@ -225,6 +230,13 @@ export const webhookRoutes = createRouter()
       result = await sendTestDelivery(deps, webhook);
     } catch (error) {
       if (error instanceof MissingEncryptionKey) throw secretsUnavailable();
+      if (error instanceof SecretUnavailable) {
+        throw new ApiError(
+          503,
+          'secret_unavailable',
+          "This webhook's signing secret cannot be read with the service's current encryption keys, so nothing was sent. The operator must restore the key; or delete and re-create the webhook with a new secret.",
+        );
+      }
       throw error;
     }
     return c.json(

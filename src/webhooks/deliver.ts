@@ -1,7 +1,10 @@
+import { failureKind, type OutboundFetch } from '../net/outbound';
 import { bodySignature, standardSignature } from './crypto';
 import { urlProblem } from './guard';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
+/** How much of a receiver's answer is read before the connection is dropped. */
+export const RESPONSE_CAP_BYTES = 64 * 1024;
 export const USER_AGENT = 'SignalIntel-Webhooks/1';
 
 export interface Delivery {
@@ -12,16 +15,31 @@ export interface Delivery {
   secret: string | null;
 }
 
+/**
+ * What the log and `/test` say about a failure: one of these or `http_<status>`, never the raw
+ * error (which would tell a caller what listens behind an address).
+ */
+export type DeliveryError =
+  | 'dns_failed'
+  | 'connect_failed'
+  | 'tls_failed'
+  | 'timeout'
+  | 'blocked_address'
+  | 'secret_unavailable'
+  | `http_${number}`;
+
 export interface AttemptResult {
   ok: boolean;
   status: number | null;
   durationMs: number;
-  error: string | null;
+  error: DeliveryError | null;
 }
 
 export interface SendOptions {
-  fetch: typeof fetch;
+  fetch: OutboundFetch;
   allowInsecure: boolean;
+  /** WEBHOOK_ALLOWED_PORTS: ports besides 443 a webhook URL may use. */
+  allowedPorts?: readonly number[];
   timeoutMs?: number;
   /** Unix seconds for `webhook-timestamp`. */
   timestamp: number;
@@ -53,13 +71,15 @@ export async function deliveryHeaders(
 
 /**
  * POSTs one delivery. Success is a 2xx within the timeout; redirects are not followed (a 3xx is
- * a failure) and the address guard runs again here, since DNS or settings may have changed.
+ * a failure, `http_3xx`) and the URL policy runs again here, since settings may have changed;
+ * the outbound fetch checks the address it connects to.
  */
 export async function sendDelivery(delivery: Delivery, options: SendOptions): Promise<AttemptResult> {
   const started = Date.now();
   const elapsed = () => Date.now() - started;
-  const blocked = urlProblem(delivery.url, options.allowInsecure);
-  if (blocked) return { ok: false, status: null, durationMs: 0, error: `url ${blocked}` };
+  if (urlProblem(delivery.url, options.allowInsecure, options.allowedPorts)) {
+    return { ok: false, status: null, durationMs: 0, error: 'blocked_address' };
+  }
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   try {
     const response = await options.fetch(delivery.url, {
@@ -67,30 +87,17 @@ export async function sendDelivery(delivery: Delivery, options: SendOptions): Pr
       headers: await deliveryHeaders(delivery, options.timestamp),
       body: delivery.body,
       redirect: 'manual',
+      timeoutMs,
+      maxBodyBytes: RESPONSE_CAP_BYTES,
+      // Also honoured by a plain `fetch`, which knows nothing of `timeoutMs`.
       signal: AbortSignal.timeout(timeoutMs),
     });
     // The receiver's body is never needed; release the connection.
     await response.body?.cancel().catch(() => undefined);
     const status = response.status;
     if (status >= 200 && status < 300) return { ok: true, status, durationMs: elapsed(), error: null };
-    const error =
-      status >= 300 && status < 400 ? `redirect (${status}) not followed` : `receiver answered ${status}`;
-    return { ok: false, status: status || null, durationMs: elapsed(), error };
+    return { ok: false, status: status || null, durationMs: elapsed(), error: `http_${status}` };
   } catch (caught) {
-    const name = (caught as Error)?.name;
-    const timedOut = name === 'TimeoutError' || name === 'AbortError';
-    return {
-      ok: false,
-      status: null,
-      durationMs: elapsed(),
-      error: timedOut ? `no response within ${timeoutMs / 1000} s` : connectionError(caught),
-    };
+    return { ok: false, status: null, durationMs: elapsed(), error: failureKind(caught) };
   }
-}
-
-/** A short, safe description of a network failure (no stack, no internals). */
-function connectionError(caught: unknown): string {
-  const cause = (caught as { cause?: { code?: string; message?: string } })?.cause;
-  const detail = cause?.code ?? cause?.message ?? (caught as Error)?.message ?? 'unknown error';
-  return `connection failed: ${String(detail).slice(0, 160)}`;
 }

@@ -195,14 +195,25 @@ async function deliverWebhook(
   let secret: string | null = null;
   try {
     secret = claimed.secretCiphertext
-      ? await decryptSecret(claimed.secretCiphertext, deps.config.WEBHOOK_ENCRYPTION_KEY)
+      ? await decryptSecret(claimed.secretCiphertext, deps.config.WEBHOOK_ENCRYPTION_KEY, claimed.id)
       : null;
   } catch (error) {
-    // Never send unsigned what the owner asked to have signed; fail (and in time pause) visibly.
+    // Never send unsigned what the owner asked to have signed; fail (and in time pause) visibly,
+    // in the delivery log too, so the owner sees why nothing arrives.
     deps.log.error('webhook secret unreadable', { webhook_id: claimed.id, error: String(error) });
-    const result = { ok: false, status: null, durationMs: 0, error: 'signing secret unreadable on our side' };
+    const result: AttemptResult = { ok: false, status: null, durationMs: 0, error: 'secret_unavailable' };
+    const at = deps.now();
+    await recordAttempt(
+      db,
+      claimed.id,
+      claimed.pendingDeliveryId ?? crypto.randomUUID(),
+      0,
+      result,
+      false,
+      at,
+    );
     summary.failed += 1;
-    if (await recordFailure(db, claimed, result, deps.now())) summary.paused += 1;
+    if (await recordFailure(db, claimed, result, at)) summary.paused += 1;
     return;
   }
   let webhook = claimed;
@@ -225,6 +236,7 @@ async function deliverWebhook(
       {
         fetch: deps.fetch,
         allowInsecure: deps.config.WEBHOOK_ALLOW_INSECURE,
+        allowedPorts: deps.config.WEBHOOK_ALLOWED_PORTS,
         timeoutMs: options.timeoutMs,
         timestamp: Math.floor(firedAt.getTime() / 1000),
       },
@@ -353,7 +365,7 @@ export async function sendTestDelivery(
   options: { timeoutMs?: number } = {},
 ): Promise<AttemptResult & { deliveryId: string }> {
   const secret = webhook.secretCiphertext
-    ? await decryptSecret(webhook.secretCiphertext, deps.config.WEBHOOK_ENCRYPTION_KEY)
+    ? await decryptSecret(webhook.secretCiphertext, deps.config.WEBHOOK_ENCRYPTION_KEY, webhook.id)
     : null;
   const now = deps.now();
   const deliveryId = crypto.randomUUID();
@@ -363,6 +375,7 @@ export async function sendTestDelivery(
     {
       fetch: deps.fetch,
       allowInsecure: deps.config.WEBHOOK_ALLOW_INSECURE,
+      allowedPorts: deps.config.WEBHOOK_ALLOWED_PORTS,
       timeoutMs: options.timeoutMs,
       timestamp: Math.floor(now.getTime() / 1000),
     },

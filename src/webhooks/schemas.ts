@@ -129,7 +129,11 @@ export const DeliverySchema = z
     status: z.number().int().nullable().openapi({ description: 'null: no HTTP response.', example: 200 }),
     ok: z.boolean().openapi({ example: true }),
     duration_ms: z.number().int().openapi({ example: 143 }),
-    error: z.string().nullable().openapi({ example: null }),
+    error: z.string().nullable().openapi({
+      description:
+        'Why the attempt failed, as a class: `dns_failed`, `connect_failed`, `tls_failed`, `timeout`, `blocked_address`, `secret_unavailable` or `http_<status>`.',
+      example: null,
+    }),
     test: z
       .boolean()
       .openapi({ description: 'A test delivery (never counts as a failure).', example: false }),

@@ -53,7 +53,9 @@ export async function createWebhook(
   input: CreateWebhook,
   encryptionKey: string | undefined,
 ): Promise<WebhookRow | null> {
-  const secretCiphertext = input.secret ? await encryptSecret(input.secret, encryptionKey) : null;
+  // The id is chosen here because the secret is sealed to it (associated data).
+  const id = crypto.randomUUID();
+  const secretCiphertext = input.secret ? await encryptSecret(input.secret, encryptionKey, id) : null;
   return db.transaction(async (tx) => {
     await tx.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.id, keyId)).for('update');
     const [count] = await tx
@@ -64,6 +66,7 @@ export async function createWebhook(
     const [row] = await tx
       .insert(webhooks)
       .values({
+        id,
         keyId,
         url: input.url,
         name: input.name ?? null,

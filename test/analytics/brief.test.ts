@@ -113,6 +113,8 @@ describe('GET /api/v1/brief with an LLM', () => {
         BRIEF_LLM_URL: `http://127.0.0.1:${port}/v1`,
         BRIEF_LLM_API_KEY: 'sk-test',
         BRIEF_LLM_MODEL: 'fake-model',
+        // The fake LLM listens on loopback, which the outbound guard refuses otherwise.
+        WEBHOOK_ALLOW_INSECURE: true,
       },
     });
     try {

@@ -6,7 +6,7 @@ describe('webhook address guard', () => {
     'https://hooks.example.com/in',
     'https://93.184.216.34/hook',
     'https://[2606:4700:4700::1111]/hook',
-    'https://hooks.example.com:8443/in?x=1',
+    'https://hooks.example.com:443/in?x=1',
   ])('accepts the public endpoint %s', (url) => {
     expect(urlProblem(url, false)).toBeNull();
   });
@@ -16,6 +16,7 @@ describe('webhook address guard', () => {
     ['ftp://hooks.example.com/in', /https/],
     ['not a url', /absolute URL/],
     ['https://user:pass@hooks.example.com/', /credentials/],
+    ['https://hooks.example.com:8443/in', /port 443/],
     ['https://localhost/hook', /public host/],
     ['https://localhost./hook', /public host/],
     ['https://api.localhost/hook', /public host/],

@@ -68,7 +68,7 @@ describe('webhook registration', () => {
       .select()
       .from(webhooks)
       .where(eq(webhooks.id, String(record.id)));
-    expect(stored!.secretCiphertext).toMatch(/^v1\./);
+    expect(stored!.secretCiphertext).toMatch(/^v2\./);
     expect(stored!.secretCiphertext).not.toContain(SECRET);
 
     const list = (await (await app.fetch('/api/v1/webhooks', call(key, 'GET'))).json()) as {
