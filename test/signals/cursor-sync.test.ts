@@ -306,6 +306,9 @@ describe.each(backends)('keyset pages and sync on $name', (backend) => {
     };
     expect(search.errors[0]!.message).toMatch(/exclusions alone/);
     expect((await get('/api/v1/signals?search=power%20-zzzz')).status).toBe(200);
+    // A stop word is no term: with nothing the index can look up, nothing is read or matched.
+    expect((await page('search=the%20-zzzz')).data).toEqual([]);
+    expect((await page('search=council%20-zzzz')).data.length).toBeGreaterThan(0);
   });
 
   it('refuses a cursor with offset, and one from a list with other filters or order', async () => {
