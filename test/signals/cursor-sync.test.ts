@@ -105,6 +105,16 @@ describe.each(backends)('keyset pages and sync on $name', (backend) => {
     expect(new Set(byCursor.map((s) => s.id)).size).toBe(byCursor.length);
   });
 
+  it('CSV pages carry the next cursor in X-Next-Cursor', async () => {
+    const first = await get('/api/v1/signals?format=csv&country=CH&limit=20');
+    const cursor = first.headers.get('x-next-cursor');
+    expect(cursor).toBe((await page('country=CH&limit=20')).pagination.next_cursor);
+    const rest = await get(`/api/v1/signals?format=csv&country=CH&limit=20&cursor=${cursor}`);
+    expect(rest.headers.get('x-next-cursor')).toBeNull();
+    const lines = (await rest.text()).trim().split('\r\n');
+    expect(lines).toHaveLength(1 + 3); // header and the last 3 of 23
+  });
+
   it('a cursor walk of a sync list equals its offset walk', async () => {
     const query = 'updated_since=2000-01-01&limit=6';
     const byCursor = await walk(query, 'cursor');
