@@ -207,7 +207,7 @@ export const signalRoutes = createRouter()
     );
     if (format === 'csv') {
       // CSV has no envelope: the next page's cursor travels in a header.
-      const next = page.nextCursor ? { 'X-Next-Cursor': page.nextCursor } : {};
+      const next: Record<string, string> = page.nextCursor ? { 'X-Next-Cursor': page.nextCursor } : {};
       return c.body(signalsCsv(page.data), 200, { ...csvHeaders('signals.csv'), ...next });
     }
     const envelope = JSON.stringify(
