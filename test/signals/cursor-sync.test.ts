@@ -187,6 +187,11 @@ describe.each(backends)('keyset pages and sync on $name', (backend) => {
     const feed = await (await get('/api/v1/feed?format=json&country=NZ&limit=50')).text();
     expect(feed).toContain('sync council note');
     expect(feed).not.toContain(retracted.title);
+    const entity = (await (await get('/api/v1/entity?name=Lagos&limit=100')).json()) as {
+      data: { id: string }[];
+    };
+    expect(entity.data.map((s) => s.id)).toContain(revised.id);
+    expect(entity.data.map((s) => s.id)).not.toContain(retracted.id);
   });
 
   /** RFC 7946, checked member by member (no GeoJSON consumer is installed here). */
