@@ -176,7 +176,8 @@ const fmt = (f: Figures) =>
 
 async function main() {
   await ensureDatabase(url);
-  const database = await postgresDatabase(url, { migrate: true, max: POOL_MAX });
+  // The load copies and indexes 1,000,000 rows: far past the request statement timeout.
+  const database = await postgresDatabase(url, { migrate: true, max: POOL_MAX, statementTimeoutMs: 0 });
   const db = database.db;
   log(`Loading ${url.replace(/\/\/[^@]*@/, '//…@')} (skipped when already loaded) …`);
   const total = await loadSignals(db, log);

@@ -70,7 +70,8 @@ async function run(argv: string[]): Promise<unknown> {
   const remote = values.url;
 
   const withDb = async <T>(work: (db: DatabaseHandle['db']) => Promise<T>): Promise<T> => {
-    const handle = await openDatabase(config);
+    // Operator batch work (ingest, seed, dispatch) is not a request: no statement timeout.
+    const handle = await openDatabase({ ...config, DB_STATEMENT_TIMEOUT_MS: 0 });
     try {
       return await work(handle.db);
     } finally {

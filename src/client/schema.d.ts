@@ -3014,7 +3014,10 @@ export interface components {
             ok: boolean;
             /** @example 143 */
             duration_ms: number;
-            /** @example null */
+            /**
+             * @description Why the attempt failed, as a class: `dns_failed`, `connect_failed`, `tls_failed`, `timeout`, `blocked_address`, `secret_unavailable` or `http_<status>`.
+             * @example null
+             */
             error: string | null;
             /**
              * @description A test delivery (never counts as a failure).
@@ -3031,7 +3034,10 @@ export interface components {
             status: number | null;
             /** @example 87 */
             duration_ms: number;
-            /** @example null */
+            /**
+             * @description Why it failed, as a class: `dns_failed`, `connect_failed`, `tls_failed`, `timeout`, `blocked_address` or `http_<status>`.
+             * @example null
+             */
             error: string | null;
         };
         DispatchSummary: {

@@ -8,6 +8,7 @@ const EXPOSED = [
   'Retry-After',
   'ETag',
   'Content-Disposition',
+  'X-Next-Cursor',
   'X-Request-Id',
   'Server-Timing',
 ].join(',');

@@ -205,7 +205,11 @@ export const signalRoutes = createRouter()
       },
       format,
     );
-    if (format === 'csv') return c.body(signalsCsv(page.data), 200, csvHeaders('signals.csv'));
+    if (format === 'csv') {
+      // CSV has no envelope: the next page's cursor travels in a header.
+      const next: Record<string, string> = page.nextCursor ? { 'X-Next-Cursor': page.nextCursor } : {};
+      return c.body(signalsCsv(page.data), 200, { ...csvHeaders('signals.csv'), ...next });
+    }
     const envelope = JSON.stringify(
       pagination(limit, offset, page.hasMore, page.nextCursor, cursor !== undefined),
     );

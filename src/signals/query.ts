@@ -96,8 +96,12 @@ export function signalConditions(filter: SignalFilter, param: Param = asValue): 
     filter.city ? sql`${signals.city} ILIKE ${param('city', `%${escapeLike(filter.city)}%`)}` : undefined,
     filter.start ? gte(signals.publishedAt, param('start', filter.start)) : undefined,
     filter.end ? lte(signals.publishedAt, param('end', filter.end)) : undefined,
+    // The second half is a backstop for what searchHasPositiveTerm cannot see (`the -zzzz`:
+    // a stop word is no term): a query with no indexable part ('T') would read the whole
+    // search index. It holds no column, so the planner folds it away or into a one-time filter.
     filter.search
-      ? sql`${signals.search} @@ websearch_to_tsquery('english', ${param('search', filter.search)})`
+      ? sql`${signals.search} @@ websearch_to_tsquery('english', ${param('search', filter.search)})
+          AND querytree(websearch_to_tsquery('english', ${param('search', filter.search)})) <> 'T'`
       : undefined,
     filter.valence ? eq(signals.signalValence, param('valence', filter.valence)) : undefined,
     // Ranges, not a geometric operator: their estimates come from the columns' histograms, so

@@ -368,7 +368,13 @@ describe.each(backends)('analytics endpoints on $name', (backend) => {
       threat_layer: 'military',
       published_at: '2026-11-22T11:50:00.000Z',
     });
-    expect(body.pagination).toEqual({ limit: 4, offset: 0, has_more: true, next_offset: 4 });
+    expect(body.pagination).toEqual({
+      limit: 4,
+      offset: 0,
+      has_more: true,
+      next_offset: 4,
+      next_cursor: expect.any(String),
+    });
     const last = (await get('/api/v1/entity?name=Kharkiv&limit=4&offset=8')).body;
     expect(last.data).toHaveLength(1);
     expect(last.pagination.has_more).toBe(false);

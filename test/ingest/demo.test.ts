@@ -104,10 +104,8 @@ describe('generateDemoSignals: determinism and shape', () => {
     }
   });
 
-  it('generates 5,000 items well under a second and scales to large counts', () => {
-    const started = performance.now();
-    generateDemoSignals({ count: COUNT, now: NOW, seed: 1 });
-    expect(performance.now() - started).toBeLessThan(1_000);
+  // How fast it is belongs to `npm run bench` (bench/units.ts), not to a pass/fail test.
+  it('scales to large counts with distinct source URLs', () => {
     const large = generateDemoSignals({ count: 100_000, now: NOW, seed: 2 });
     expect(large).toHaveLength(100_000);
     expect(new Set(large.map((i) => i.source_url)).size).toBe(100_000);

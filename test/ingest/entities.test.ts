@@ -173,16 +173,14 @@ describe('extractEntities', () => {
     expect(rest).toEqual([...rest].sort());
   });
 
-  it('is deterministic and fast enough for ingest batches', () => {
+  // Its speed is measured by `npm run bench` (bench/units.ts), not asserted here.
+  it('is deterministic', () => {
     const paragraph =
       'Gen. Tarek Osman said the Rapid Support Forces shelled El Fasher overnight, while the World Health Organization ' +
       'warned of cholera in Port Sudan. Maersk diverted vessels from the Red Sea, and Finance Minister Chinwe Okafor met ' +
       'IMF staff in Abuja on Tuesday. Osman added that talks in Jeddah had stalled.';
     const first = extractEntities(paragraph);
-    const started = performance.now();
-    for (let i = 0; i < 2_000; i++) extractEntities(paragraph);
-    expect(performance.now() - started).toBeLessThan(2_000);
-    expect(extractEntities(paragraph)).toEqual(first);
+    for (let i = 0; i < 20; i++) expect(extractEntities(paragraph)).toEqual(first);
     expect(find(first, 'Tarek Osman')?.count).toBe(2);
   });
 });

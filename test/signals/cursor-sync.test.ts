@@ -105,6 +105,16 @@ describe.each(backends)('keyset pages and sync on $name', (backend) => {
     expect(new Set(byCursor.map((s) => s.id)).size).toBe(byCursor.length);
   });
 
+  it('CSV pages carry the next cursor in X-Next-Cursor', async () => {
+    const first = await get('/api/v1/signals?format=csv&country=CH&limit=20');
+    const cursor = first.headers.get('x-next-cursor');
+    expect(cursor).toBe((await page('country=CH&limit=20')).pagination.next_cursor);
+    const rest = await get(`/api/v1/signals?format=csv&country=CH&limit=20&cursor=${cursor}`);
+    expect(rest.headers.get('x-next-cursor')).toBeNull();
+    const lines = (await rest.text()).trim().split('\r\n');
+    expect(lines).toHaveLength(1 + 3); // header and the last 3 of 23
+  });
+
   it('a cursor walk of a sync list equals its offset walk', async () => {
     const query = 'updated_since=2000-01-01&limit=6';
     const byCursor = await walk(query, 'cursor');
@@ -177,6 +187,11 @@ describe.each(backends)('keyset pages and sync on $name', (backend) => {
     const feed = await (await get('/api/v1/feed?format=json&country=NZ&limit=50')).text();
     expect(feed).toContain('sync council note');
     expect(feed).not.toContain(retracted.title);
+    const entity = (await (await get('/api/v1/entity?name=Lagos&limit=100')).json()) as {
+      data: { id: string }[];
+    };
+    expect(entity.data.map((s) => s.id)).toContain(revised.id);
+    expect(entity.data.map((s) => s.id)).not.toContain(retracted.id);
   });
 
   /** RFC 7946, checked member by member (no GeoJSON consumer is installed here). */
@@ -306,6 +321,9 @@ describe.each(backends)('keyset pages and sync on $name', (backend) => {
     };
     expect(search.errors[0]!.message).toMatch(/exclusions alone/);
     expect((await get('/api/v1/signals?search=power%20-zzzz')).status).toBe(200);
+    // A stop word is no term: with nothing the index can look up, nothing is read or matched.
+    expect((await page('search=the%20-zzzz')).data).toEqual([]);
+    expect((await page('search=council%20-zzzz')).data.length).toBeGreaterThan(0);
   });
 
   it('refuses a cursor with offset, and one from a list with other filters or order', async () => {

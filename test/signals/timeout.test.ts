@@ -1,5 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config';
+import { isStatementTimeout, isUnavailable } from '../../src/http/unavailable';
 import { neonDatabase, queryRows, type DatabaseHandle } from '../../src/db/client';
 import { pgliteDatabase, postgresDatabase } from '../../src/db/node';
 import { ingestSignals } from '../../src/ingest/pipeline';
@@ -96,5 +98,26 @@ describe('statement timeout on PGlite', () => {
     } finally {
       await database.close();
     }
+  });
+});
+
+describe('statement timeout configuration and classification', () => {
+  it('reads DB_STATEMENT_TIMEOUT_MS (default 5,000; 0 disables) and refuses nonsense', () => {
+    expect(loadConfig({}).DB_STATEMENT_TIMEOUT_MS).toBe(5_000);
+    expect(loadConfig({ DB_STATEMENT_TIMEOUT_MS: '0' }).DB_STATEMENT_TIMEOUT_MS).toBe(0);
+    expect(loadConfig({ DB_STATEMENT_TIMEOUT_MS: '250' }).DB_STATEMENT_TIMEOUT_MS).toBe(250);
+    for (const bad of ['-1', 'soon', '1.5']) {
+      expect(() => loadConfig({ DB_STATEMENT_TIMEOUT_MS: bad })).toThrow(ConfigError);
+    }
+  });
+
+  it('knows 57014 however deep the driver wrapped it, and nothing else', () => {
+    const cancelled = Object.assign(new Error('canceling statement due to statement timeout'), {
+      code: '57014',
+    });
+    expect(isStatementTimeout(cancelled)).toBe(true);
+    expect(isStatementTimeout(new Error('Failed query', { cause: cancelled }))).toBe(true);
+    expect(isStatementTimeout(Object.assign(new Error('unique violation'), { code: '23505' }))).toBe(false);
+    expect(isUnavailable(cancelled)).toBe(false);
   });
 });
