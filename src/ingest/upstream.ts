@@ -7,7 +7,7 @@
  * revisions", and the README's "Live data".
  */
 import { and, arrayOverlaps, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
-import type { Database } from '../db/client';
+import { queryRows, type Database } from '../db/client';
 import { signals } from '../db/schema';
 import { retractSignal } from '../signals/sync';
 import { revisionOf, revisionValence } from '../sources/revision';
@@ -152,16 +152,11 @@ export async function ingestSourceItems(
           fresh.map(({ item, id }) => ({ ...item, id })),
         );
         result.duplicates += ingested.duplicates;
-        for (const { raw, id, index } of fresh) {
-          const rows = await tx
-            .update(signals)
-            .set({ externalIds: raw.external_ids, upstreamUpdatedAt: upstreamTime(raw) })
-            .where(sql`${signals.id} = ${id}`)
-            .returning({ id: signals.id });
-          if (rows.length > 0) {
-            result.accepted += 1;
-            outcome.set(index, id);
-          }
+        const inserted = await stampIdentity(tx, fresh);
+        for (const { id, index } of fresh) {
+          if (!inserted.has(id)) continue; // lost a race on its source_url: a duplicate
+          result.accepted += 1;
+          outcome.set(index, id);
         }
       }
 
@@ -202,6 +197,28 @@ const titleOf = (item: IngestItem): string => item.title || fallbackTitle(item.c
 
 const overlaps = (stored: Stored, candidate: Candidate): boolean =>
   candidate.raw.external_ids.some((id) => stored.externalIds.includes(id));
+
+/** Records the upstream identity of newly inserted signals; returns the ids that exist. */
+async function stampIdentity(db: Database, fresh: (Candidate & { id: string })[]): Promise<Set<string>> {
+  const done = new Set<string>();
+  for (let i = 0; i < fresh.length; i += 500) {
+    const values = fresh.slice(i, i + 500).map(({ id, raw }) => ({
+      id,
+      external_ids: raw.external_ids,
+      upstream_updated_at: upstreamTime(raw)?.toISOString() ?? null,
+    }));
+    const rows = await queryRows<{ id: string }>(
+      db,
+      sql`UPDATE signals s SET external_ids = v.external_ids, upstream_updated_at = v.upstream_updated_at
+          FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb)
+            AS v(id uuid, external_ids text[], upstream_updated_at timestamptz)
+          WHERE s.id = v.id
+          RETURNING s.id`,
+    );
+    for (const row of rows) done.add(row.id);
+  }
+  return done;
+}
 
 /** Stored signals sharing an external id or a `source_url` with any candidate. */
 async function storedMatches(db: Database, candidates: Candidate[]): Promise<Stored[]> {
@@ -291,12 +308,12 @@ async function foldCoverage(db: Database, ids: string[], sign: 1 | -1) {
 
 type HourlyKey = { bucket: string; region: string; threat_layer: string };
 
-async function hourlyKeys(db: Database, ids: string[]): Promise<HourlyKey[]> {
-  const result = (await db.execute(sql`
-    SELECT DISTINCT date_trunc('hour', published_at)::text AS bucket, coalesce(region, '') AS region, threat_layer
-    FROM signals WHERE id IN ${ids}`)) as unknown as { rows: HourlyKey[] };
-  return result.rows;
-}
+const hourlyKeys = (db: Database, ids: string[]) =>
+  queryRows<HourlyKey>(
+    db,
+    sql`SELECT DISTINCT date_trunc('hour', published_at)::text AS bucket, coalesce(region, '') AS region, threat_layer
+        FROM signals WHERE id IN ${ids}`,
+  );
 
 /** Recomputes `score_max` of the buckets a revision left or entered; drops emptied buckets. */
 async function settleAggregates(db: Database, keys: HourlyKey[]) {
