@@ -17,7 +17,7 @@ describe.each(backends)('admin sources API on $name', (backend) => {
     database = await backend.open();
     await seedCatalogue(database.db);
     app = await startTestApp(database.db);
-  });
+  }, 180_000); // opening a database and a server is slow on a loaded machine
   afterAll(async () => {
     await app?.close();
     await database?.close();

@@ -167,7 +167,7 @@ describe.each(backends)('connector ingest end to end on $name', (backend) => {
     database = await backend.open();
     app = await startTestApp(database.db);
     key = (await createKey(database.db, 'pro')).key;
-  });
+  }, 180_000); // opening a database and a server is slow on a loaded machine
   afterAll(async () => {
     await app?.close();
     await database?.close();

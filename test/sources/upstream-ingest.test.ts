@@ -43,7 +43,7 @@ describe.each(backends)('upstream ingest on $name', (backend) => {
     expect(row).toMatchObject({ connector: 'usgs', tier: 'core', intervalMinutes: 15, enabled: true });
     source = { id: row.id, name: row.name, tier: 'core', url: row.url };
     receiver = await startReceiver();
-  });
+  }, 180_000); // opening a database and a server is slow on a loaded machine
   afterAll(async () => {
     await receiver?.close();
     await database?.close();
