@@ -21,6 +21,12 @@ export const CLUSTERING = {
   minSignalsForShare: 20,
   maxClusters: 50,
   topFeatures: 5,
+  /** The work bound: only the strongest signals of the window are clustered, whatever it holds. */
+  maxSignals: 1000,
+  /** Each cluster lists at most this many of its signals (strongest first); `signal_count` has all. */
+  maxSignalIds: 100,
+  /** Countries listed per cluster (most frequent first). */
+  maxCountries: 10,
 } as const;
 
 const STOPWORDS = new Set(
@@ -146,13 +152,12 @@ export function buildClusters(input: ClusterSignal[], minSignals: number) {
         headline: signals[0]!.title,
         top_entities: top('entity:'),
         top_terms: top('term:'),
-        countries: counts(signals.flatMap((s) => s.countries)).map(([code, n]) => ({
-          country_code: code,
-          signal_count: n,
-        })),
+        countries: counts(signals.flatMap((s) => s.countries))
+          .slice(0, CLUSTERING.maxCountries)
+          .map(([code, n]) => ({ country_code: code, signal_count: n })),
         first_published_at: times[0]!,
         last_published_at: times[times.length - 1]!,
-        signal_ids: signals.map((s) => s.id),
+        signal_ids: signals.slice(0, CLUSTERING.maxSignalIds).map((s) => s.id),
       });
     }
   }
@@ -171,11 +176,19 @@ interface SignalRow {
   entities: string[] | null;
 }
 
-/** Narrative clusters over the last `days`, optionally one layer and/or one country. */
+export type Cluster = ReturnType<typeof buildClusters>[number];
+
+/**
+ * Narrative clusters over the last `days`, optionally one layer and/or one country: every
+ * cluster of 2 or more signals, best first (`minSignals` and the cap of 50 are applied by
+ * `selectClusters`, so one computation serves every `min_signals`). The work is bounded whatever
+ * the window holds: the strongest `CLUSTERING.maxSignals` signals of the window (by score, then
+ * time, then id, an index order) are clustered, with their entities.
+ */
 export async function narrativeClusters(
   db: Database,
   now: Date,
-  q: { days: number; minSignals: number; layer?: Layer; country?: string },
+  q: { days: number; layer?: Layer; country?: string },
 ) {
   const start = new Date(now.getTime() - q.days * DAY_MS);
   const rows = await queryRows<SignalRow>(
@@ -185,8 +198,11 @@ export async function narrativeClusters(
             WHERE se.signal_id = s.id) AS entities
         FROM signals s
         WHERE s.published_at > ${start.toISOString()}::timestamptz AND s.published_at <= ${now.toISOString()}::timestamptz
+          AND s.retracted_at IS NULL
           ${q.layer ? sql`AND s.threat_layer = ${q.layer}` : sql``}
-          ${q.country ? sql`AND s.country_codes @> ARRAY[${q.country}]::text[]` : sql``}`,
+          ${q.country ? sql`AND s.country_codes @> ARRAY[${q.country}]::text[]` : sql``}
+        ORDER BY s.significance_score DESC, s.published_at DESC, s.id
+        LIMIT ${CLUSTERING.maxSignals}`,
   );
   const clusters = buildClusters(
     rows.map((r) => ({
@@ -198,12 +214,13 @@ export async function narrativeClusters(
       publishedAt: iso(r.published_at)!,
       entities: r.entities ?? [],
     })),
-    q.minSignals,
+    2,
   );
-  return {
-    window: windowOf(start, now),
-    signals_considered: rows.length,
-    total: clusters.length,
-    data: clusters.slice(0, CLUSTERING.maxClusters),
-  };
+  return { window: windowOf(start, now), signals_considered: rows.length, clusters };
+}
+
+/** The answer for one `min_signals`: the clusters that large, best first, at most 50. */
+export function selectClusters(clusters: Cluster[], minSignals: number) {
+  const kept = clusters.filter((c) => c.signal_count >= minSignals);
+  return { total: kept.length, data: kept.slice(0, CLUSTERING.maxClusters) };
 }
