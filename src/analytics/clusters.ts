@@ -173,7 +173,6 @@ interface SignalRow {
   title: string;
   country_codes: string[];
   published_at: Date | string;
-  entities: string[] | null;
 }
 
 export type Cluster = ReturnType<typeof buildClusters>[number];
@@ -191,19 +190,29 @@ export async function narrativeClusters(
   q: { days: number; layer?: Layer; country?: string },
 ) {
   const start = new Date(now.getTime() - q.days * DAY_MS);
+  // The order of signals_rank_idx (NULLS LAST), so the strongest are read first from the index.
   const rows = await queryRows<SignalRow>(
     db,
-    sql`SELECT s.id, s.threat_layer, s.significance_score::float8 AS significance_score, s.title, s.country_codes, s.published_at,
-          (SELECT array_agg(e.name ORDER BY e.name) FROM signal_entities se JOIN entities e ON e.id = se.entity_id
-            WHERE se.signal_id = s.id) AS entities
+    sql`SELECT s.id, s.threat_layer, s.significance_score::float8 AS significance_score, s.title, s.country_codes, s.published_at
         FROM signals s
         WHERE s.published_at > ${start.toISOString()}::timestamptz AND s.published_at <= ${now.toISOString()}::timestamptz
           AND s.retracted_at IS NULL
           ${q.layer ? sql`AND s.threat_layer = ${q.layer}` : sql``}
           ${q.country ? sql`AND s.country_codes @> ARRAY[${q.country}]::text[]` : sql``}
-        ORDER BY s.significance_score DESC, s.published_at DESC, s.id
+        ORDER BY s.significance_score DESC NULLS LAST, s.published_at DESC NULLS LAST, s.id
         LIMIT ${CLUSTERING.maxSignals}`,
   );
+  // Their entities in a second statement: one index lookup per signal, and a plan cheap enough
+  // that the server never compiles it (a per-row subquery made Postgres JIT-compile for seconds).
+  const named = new Map<string, string[]>();
+  if (rows.length > 0) {
+    const links = await queryRows<{ signal_id: string; name: string }>(
+      db,
+      sql`SELECT se.signal_id, e.name FROM signal_entities se JOIN entities e ON e.id = se.entity_id
+          WHERE se.signal_id = ANY(${`{${rows.map((r) => r.id).join(',')}}`}::uuid[])`,
+    );
+    for (const link of links) named.set(link.signal_id, [...(named.get(link.signal_id) ?? []), link.name]);
+  }
   const clusters = buildClusters(
     rows.map((r) => ({
       id: r.id,
@@ -212,7 +221,7 @@ export async function narrativeClusters(
       title: r.title,
       countries: r.country_codes,
       publishedAt: iso(r.published_at)!,
-      entities: r.entities ?? [],
+      entities: (named.get(r.id) ?? []).sort(),
     })),
     2,
   );
