@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/client';
 import { regionOf } from '../vocab';
 import { compoundCrisis, CRISIS, type LayerStats } from './formulas';
-import { anyOf, atEdges, DAY_MS, inBuckets, spanOf, windowOf } from './sql';
+import { anyOf, atEdges, DAY_MS, inDays, inHoursBesideDays, spanOf, windowOf } from './sql';
 
 export type WindowType = keyof typeof CRISIS.windows;
 
@@ -22,7 +22,8 @@ interface PairRow {
 /**
  * Compound crises per window: every country a signal names counts (a cross-border event is
  * part of each country's picture). One query aggregates both windows by (country, layer) from
- * the hourly `signal_country_hourly` buckets, plus the partial hours at the windows' ends from
+ * the whole days of `signal_country_daily`, the remaining whole hours of `signal_country_hourly`,
+ * plus the partial hours at the windows' ends from
  * the signals table (an hour can be whole in the chronic window and partial in the acute one:
  * each row says which windows it counts in). The pure `compoundCrisis` decides which countries
  * qualify and how severe they are. The answer holds every crisis of both windows, before
@@ -42,8 +43,12 @@ export async function compoundCrises(db: Database, now: Date) {
           coalesce(max(m) FILTER (WHERE ch), 0)::float8 AS c_max, coalesce(sum(c) FILTER (WHERE ch), 0)::int AS c_crisis
         FROM (
           SELECT country, threat_layer, signal_count AS n, score_sum AS s, score_max AS m, crisis_count AS c,
-                 ${inBuckets(acute)} AS a, ${inBuckets(chronic)} AS ch
-          FROM signal_country_hourly WHERE ${anyOf([inBuckets(acute), inBuckets(chronic)])}
+                 ${inDays(acute)} AS a, ${inDays(chronic)} AS ch
+          FROM signal_country_daily WHERE ${anyOf([inDays(acute), inDays(chronic)])}
+          UNION ALL
+          SELECT country, threat_layer, signal_count, score_sum, score_max, crisis_count,
+                 ${inHoursBesideDays(acute)}, ${inHoursBesideDays(chronic)}
+          FROM signal_country_hourly WHERE ${anyOf([inHoursBesideDays(acute), inHoursBesideDays(chronic)])}
           UNION ALL
           SELECT code, threat_layer, 1, significance_score, significance_score,
                  (signal_valence = 'crisis')::int, ${atEdges(acute)}, ${atEdges(chronic)}

@@ -22,14 +22,40 @@ export interface Span {
   hi: string;
   /** False when the window has no whole hour: everything is read raw. */
   whole: boolean;
+  /** Whole UTC days [dlo, dhi) inside [lo, hi), for daily buckets; `days` false when none. */
+  dlo: string;
+  dhi: string;
+  days: boolean;
 }
 
 export function spanOf(start: Date, end: Date): Span {
   const lo = Math.floor(start.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS;
   const hi = Math.floor(end.getTime() / HOUR_MS) * HOUR_MS;
+  const dlo = Math.ceil(lo / DAY_MS) * DAY_MS;
+  const dhi = Math.floor(hi / DAY_MS) * DAY_MS;
   const at = (ms: number) => new Date(ms).toISOString();
-  return { start: start.toISOString(), end: end.toISOString(), lo: at(lo), hi: at(hi), whole: lo < hi };
+  return {
+    start: start.toISOString(),
+    end: end.toISOString(),
+    lo: at(lo),
+    hi: at(hi),
+    whole: lo < hi,
+    dlo: at(dlo),
+    dhi: at(dhi),
+    days: lo < hi && dlo < dhi,
+  };
 }
+
+/** The daily aggregate rows (`bucket` column) that are whole days of `s`. */
+export const inDays = (s: Span): SQL =>
+  s.days ? sql`(bucket >= ${s.dlo}::timestamptz AND bucket < ${s.dhi}::timestamptz)` : sql`false`;
+
+/** The hourly rows of `s` that its whole days (`inDays`) do not hold. */
+export const inHoursBesideDays = (s: Span): SQL =>
+  s.days
+    ? sql`((bucket >= ${s.lo}::timestamptz AND bucket < ${s.dlo}::timestamptz)
+           OR (bucket >= ${s.dhi}::timestamptz AND bucket < ${s.hi}::timestamptz))`
+    : inBuckets(s);
 
 /** The aggregate rows (`bucket` column) that are whole hours of `s`. */
 export const inBuckets = (s: Span): SQL =>

@@ -2,7 +2,18 @@ import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/client';
 import { regionOf } from '../vocab';
 import { rankTrending, TRENDING } from './formulas';
-import { anyOf, atEdges, DAY_MS, HOUR_MS, inBuckets, spanOf, windowOf } from './sql';
+import {
+  anyOf,
+  atEdges,
+  DAY_MS,
+  HOUR_MS,
+  inBuckets,
+  inDays,
+  inHoursBesideDays,
+  spanOf,
+  windowOf,
+  type Span,
+} from './sql';
 
 interface CountRow {
   kind: 'layer' | 'country';
@@ -22,20 +33,49 @@ export async function trending(db: Database, now: Date) {
   const baselineStart = new Date(recentStart.getTime() - TRENDING.baselineDays * DAY_MS);
   const recent = spanOf(recentStart, now);
   const base = spanOf(baselineStart, recentStart);
-  const counts = (key: SQL, n: SQL, table: SQL, where: SQL, rawKey: SQL, rawWhere: SQL) => sql`
+  /** Per key, recent and baseline counts from aggregate rows (`parts`) and the raw partial hours. */
+  const counts = (
+    parts: { table: SQL; n: SQL; where: SQL; of: (s: Span) => SQL }[],
+    key: SQL,
+    rawKey: SQL,
+    rawWhere: SQL,
+  ) => sql`
     SELECT key, sum(recent)::int AS recent, sum(baseline)::int AS baseline FROM (
-      SELECT ${key} AS key, CASE WHEN ${inBuckets(recent)} THEN ${n} ELSE 0 END AS recent,
-             CASE WHEN ${inBuckets(base)} THEN ${n} ELSE 0 END AS baseline
-      FROM ${table} WHERE ${anyOf([inBuckets(recent), inBuckets(base)])} AND ${where}
+      ${sql.join(
+        parts.map(
+          (p) => sql`SELECT ${key} AS key, CASE WHEN ${p.of(recent)} THEN ${p.n} ELSE 0 END AS recent,
+                       CASE WHEN ${p.of(base)} THEN ${p.n} ELSE 0 END AS baseline
+                     FROM ${p.table} WHERE ${anyOf([p.of(recent), p.of(base)])} AND ${p.where}`,
+        ),
+        sql` UNION ALL `,
+      )}
       UNION ALL
       SELECT ${rawKey}, (${atEdges(recent)})::int, (${atEdges(base)})::int
       FROM signals WHERE ${anyOf([atEdges(recent), atEdges(base)])} AND retracted_at IS NULL AND ${rawWhere}
     ) w GROUP BY key`;
+  const layers = counts(
+    [{ table: sql`signal_hourly`, n: sql`signal_count`, where: sql`true`, of: inBuckets }],
+    sql`threat_layer`,
+    sql`threat_layer`,
+    sql`true`,
+  );
+  const countries = counts(
+    [
+      { table: sql`signal_country_daily`, n: sql`primary_count`, where: sql`primary_count > 0`, of: inDays },
+      {
+        table: sql`signal_country_hourly`,
+        n: sql`primary_count`,
+        where: sql`primary_count > 0`,
+        of: inHoursBesideDays,
+      },
+    ],
+    sql`country`,
+    sql`country_codes[1]`,
+    sql`cardinality(country_codes) > 0`,
+  );
   const rows = await queryRows<CountRow>(
     db,
-    sql`SELECT 'layer' AS kind, * FROM (${counts(sql`threat_layer`, sql`signal_count`, sql`signal_hourly`, sql`true`, sql`threat_layer`, sql`true`)}) l
-        UNION ALL
-        SELECT 'country', * FROM (${counts(sql`country`, sql`primary_count`, sql`signal_country_hourly`, sql`primary_count > 0`, sql`country_codes[1]`, sql`cardinality(country_codes) > 0`)}) c`,
+    sql`SELECT 'layer' AS kind, * FROM (${layers}) l UNION ALL SELECT 'country', * FROM (${countries}) c`,
   );
   const entry = (e: ReturnType<typeof rankTrending>[number]) => ({
     spike_ratio: e.spikeRatio,

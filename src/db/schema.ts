@@ -275,6 +275,22 @@ export const signalCountryHourly = pgTable(
   (t) => [primaryKey({ columns: [t.bucket, t.country, t.threatLayer] })],
 );
 
+/** `signal_country_hourly` summed by UTC day, so month-long windows read ~24× fewer rows. */
+export const signalCountryDaily = pgTable(
+  'signal_country_daily',
+  {
+    bucket: timestamptz('bucket').notNull(),
+    country: text('country').notNull(),
+    threatLayer: text('threat_layer').notNull(),
+    signalCount: integer('signal_count').notNull().default(0),
+    primaryCount: integer('primary_count').notNull().default(0),
+    scoreSum: doublePrecision('score_sum').notNull().default(0),
+    scoreMax: doublePrecision('score_max').notNull().default(0),
+    crisisCount: integer('crisis_count').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.bucket, t.country, t.threatLayer] })],
+);
+
 /** All-time signal counts by layer and language ('und' when unknown): stats reads these. */
 export const signalTotals = pgTable(
   'signal_totals',

@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/client';
 
 /**
- * The analytics aggregates (drizzle/0006): `signal_country_hourly` (compound crises, trending by
- * country) and `signal_totals` (stats). Ingest folds new signals in (`foldSignals`, called from
+ * The analytics aggregates (drizzle/0006): `signal_country_hourly` and its daily sums
+ * `signal_country_daily` (compound crises, trending by country) and `signal_totals` (stats). Ingest folds new signals in (`foldSignals`, called from
  * the pipeline's `updateAggregates`); a revision or a retraction moves one signal's contribution
  * (`moveSignalContribution`). Retracted signals count nowhere.
  */
@@ -13,20 +13,25 @@ export async function foldSignals(db: Database, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   // Rows are written in key order, like the pipeline's other upserts, so concurrent ingests
   // never deadlock on the hot buckets.
-  await db.execute(sql`
-    INSERT INTO signal_country_hourly AS h
-      (bucket, country, threat_layer, signal_count, primary_count, score_sum, score_max, crisis_count)
-    SELECT date_trunc('hour', s.published_at), c.code, s.threat_layer, count(*), count(*) FILTER (WHERE c.ord = 1),
-           sum(s.significance_score), max(s.significance_score), count(*) FILTER (WHERE s.signal_valence = 'crisis')
-    FROM signals s, unnest(s.country_codes) WITH ORDINALITY AS c(code, ord)
-    WHERE s.id IN ${ids} AND s.retracted_at IS NULL
-    GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-    ON CONFLICT (bucket, country, threat_layer) DO UPDATE SET
-      signal_count = h.signal_count + excluded.signal_count,
-      primary_count = h.primary_count + excluded.primary_count,
-      score_sum = h.score_sum + excluded.score_sum,
-      score_max = greatest(h.score_max, excluded.score_max),
-      crisis_count = h.crisis_count + excluded.crisis_count`);
+  for (const [table, unit] of [
+    [sql`signal_country_hourly`, sql`'hour'`],
+    [sql`signal_country_daily`, sql`'day'`],
+  ] as const) {
+    await db.execute(sql`
+      INSERT INTO ${table} AS h
+        (bucket, country, threat_layer, signal_count, primary_count, score_sum, score_max, crisis_count)
+      SELECT date_trunc(${unit}, s.published_at), c.code, s.threat_layer, count(*), count(*) FILTER (WHERE c.ord = 1),
+             sum(s.significance_score), max(s.significance_score), count(*) FILTER (WHERE s.signal_valence = 'crisis')
+      FROM signals s, unnest(s.country_codes) WITH ORDINALITY AS c(code, ord)
+      WHERE s.id IN ${ids} AND s.retracted_at IS NULL
+      GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+      ON CONFLICT (bucket, country, threat_layer) DO UPDATE SET
+        signal_count = h.signal_count + excluded.signal_count,
+        primary_count = h.primary_count + excluded.primary_count,
+        score_sum = h.score_sum + excluded.score_sum,
+        score_max = greatest(h.score_max, excluded.score_max),
+        crisis_count = h.crisis_count + excluded.crisis_count`);
+  }
   await db.execute(sql`
     INSERT INTO signal_totals AS t (threat_layer, language, signal_count)
     SELECT threat_layer, coalesce(language, 'und'), count(*) FROM signals
@@ -138,6 +143,25 @@ export async function moveSignalContribution(
         AND retracted_at IS NULL
       HAVING count(*) > 0`);
   }
+  // A day of a country and layer is the sum of its hours (just recomputed).
+  const countryDays = new Map(
+    [...countryHours.values()].map((k) => [JSON.stringify([k.bucket.slice(0, 10), k.country, k.layer]), k]),
+  );
+  for (const { bucket, country, layer } of countryDays.values()) {
+    const day = `${bucket.slice(0, 10)}T00:00:00.000Z`;
+    await db.execute(
+      sql`DELETE FROM signal_country_daily WHERE bucket = ${day}::timestamptz AND country = ${country} AND threat_layer = ${layer}`,
+    );
+    await db.execute(sql`
+      INSERT INTO signal_country_daily
+        (bucket, country, threat_layer, signal_count, primary_count, score_sum, score_max, crisis_count)
+      SELECT ${day}::timestamptz, ${country}, ${layer}, sum(signal_count), sum(primary_count), sum(score_sum),
+             max(score_max), sum(crisis_count)
+      FROM signal_country_hourly
+      WHERE bucket >= ${day}::timestamptz AND bucket < ${day}::timestamptz + interval '1 day'
+        AND country = ${country} AND threat_layer = ${layer}
+      HAVING count(*) > 0`);
+  }
   const moves: [SignalFacts | null, number][] = [
     [before, -1],
     [after, 1],
@@ -166,7 +190,9 @@ export async function moveSignalContribution(
  */
 export async function rebuildAggregates(db: Database): Promise<void> {
   await db.transaction(async (tx) => {
-    await tx.execute(sql`TRUNCATE signal_hourly, signal_country_hourly, signal_totals, source_coverage`);
+    await tx.execute(
+      sql`TRUNCATE signal_hourly, signal_country_hourly, signal_country_daily, signal_totals, source_coverage`,
+    );
     await tx.execute(sql`
       INSERT INTO signal_hourly (bucket, region, threat_layer, signal_count, score_sum, score_max, crisis_count, anomaly_count)
       SELECT date_trunc('hour', published_at), coalesce(region, ''), threat_layer, count(*), sum(significance_score),
@@ -178,6 +204,11 @@ export async function rebuildAggregates(db: Database): Promise<void> {
              sum(s.significance_score), max(s.significance_score), count(*) FILTER (WHERE s.signal_valence = 'crisis')
       FROM signals s, unnest(s.country_codes) WITH ORDINALITY AS c(code, ord)
       WHERE s.retracted_at IS NULL GROUP BY 1, 2, 3`);
+    await tx.execute(sql`
+      INSERT INTO signal_country_daily (bucket, country, threat_layer, signal_count, primary_count, score_sum, score_max, crisis_count)
+      SELECT date_trunc('day', bucket), country, threat_layer, sum(signal_count), sum(primary_count), sum(score_sum),
+             max(score_max), sum(crisis_count)
+      FROM signal_country_hourly GROUP BY 1, 2, 3`);
     await tx.execute(sql`
       INSERT INTO signal_totals (threat_layer, language, signal_count)
       SELECT threat_layer, coalesce(language, 'und'), count(*) FROM signals WHERE retracted_at IS NULL GROUP BY 1, 2`);

@@ -109,6 +109,15 @@ function expected(list: Item[]) {
   };
 }
 
+/**
+ * Same countries in the same order, severities equal to the cent: a float sum added in another
+ * order can land a half-cent tie on the other side when rounded.
+ */
+function expectSameCrises(got: (readonly [string, number])[], want: (readonly [string, number])[]) {
+  expect(got.map(([country]) => country)).toEqual(want.map(([country]) => country));
+  got.forEach(([, severity], i) => expect(Math.abs(severity - want[i]![1])).toBeLessThanOrEqual(0.0100001));
+}
+
 describe.each(backends)('analytics read from the hourly aggregates on $name', (backend) => {
   let database: DatabaseHandle;
   let list: Item[];
@@ -154,6 +163,10 @@ describe.each(backends)('analytics read from the hourly aggregates on $name', (b
       database.db,
       sql`SELECT bucket, country, threat_layer, signal_count, primary_count, round(score_sum::numeric, 6)::float8 AS score_sum, score_max, crisis_count FROM signal_country_hourly ORDER BY 1, 2, 3`,
     ),
+    daily: await queryRows(
+      database.db,
+      sql`SELECT bucket, country, threat_layer, signal_count, primary_count, round(score_sum::numeric, 6)::float8 AS score_sum, score_max, crisis_count FROM signal_country_daily ORDER BY 1, 2, 3`,
+    ),
     totals: await queryRows(database.db, sql`SELECT * FROM signal_totals ORDER BY 1, 2`),
     coverage: await queryRows(
       database.db,
@@ -181,8 +194,8 @@ describe.each(backends)('analytics read from the hourly aggregates on $name', (b
     expect(got.languages).toEqual(want.languages);
     expect(got.trendingLayers).toEqual(want.trendingLayers);
     expect(got.trendingCountries).toEqual(want.trendingCountries);
-    expect(got.acute).toEqual(want.acute);
-    expect(got.chronic).toEqual(want.chronic);
+    expectSameCrises(got.acute, want.acute);
+    expectSameCrises(got.chronic, want.chronic);
     expect(want.acute.length).toBeGreaterThan(0);
   });
 
@@ -233,6 +246,6 @@ describe.each(backends)('analytics read from the hourly aggregates on $name', (b
     expect(got.signals).toEqual(want.signals);
     expect(got.languages).toEqual(want.languages);
     expect(got.trendingCountries).toEqual(want.trendingCountries);
-    expect(got.acute).toEqual(want.acute);
+    expectSameCrises(got.acute, want.acute);
   });
 });
