@@ -62,7 +62,7 @@ async function timedGets(url: string, headers: Record<string, string>, runs: num
 /** The paths to measure, with parameters found in the data (a deep cursor, a busy entity …). */
 async function endpoints(
   db: Database,
-): Promise<{ name: string; path: string; list: boolean; key: boolean }[]> {
+): Promise<{ name: string; path: string; list: boolean; key: boolean; cached?: boolean }[]> {
   const [deep] = await queryRows<{ key: string }>(
     db,
     sql`SELECT json_build_array(significance_score, published_at, id)::text AS key FROM signals
@@ -102,16 +102,16 @@ async function endpoints(
     { name: 'entity', path: `/api/v1/entity?name=${e(entity!.name)}&limit=50`, list: true, key: true },
     { name: 'snapshots', path: '/api/v1/snapshots?limit=100', list: true, key: true },
     { name: 'sources', path: '/api/v1/sources', list: true, key: true },
-    { name: 'trending', path: '/api/v1/trending', list: false, key: true },
-    { name: 'compound-crises', path: '/api/v1/compound-crises', list: false, key: true },
-    { name: 'brief', path: '/api/v1/brief', list: false, key: true },
-    { name: 'stats', path: '/api/v1/stats', list: false, key: false },
-    { name: 'clusters', path: '/api/v1/clusters', list: false, key: false },
-    { name: 'clusters days=30', path: '/api/v1/clusters?days=30', list: false, key: false },
-    { name: 'feed (rss)', path: '/api/v1/feed?format=rss', list: true, key: false },
-    { name: 'export csv', path: '/api/export?format=csv', list: true, key: false },
-    { name: 'export geojson', path: '/api/export?format=geojson', list: true, key: false },
-    { name: 'embed', path: '/embed', list: false, key: false },
+    { name: 'trending', path: '/api/v1/trending', list: false, key: true, cached: true },
+    { name: 'compound-crises', path: '/api/v1/compound-crises', list: false, key: true, cached: true },
+    { name: 'brief', path: '/api/v1/brief', list: false, key: true, cached: true },
+    { name: 'stats', path: '/api/v1/stats', list: false, key: false, cached: true },
+    { name: 'clusters', path: '/api/v1/clusters', list: false, key: false, cached: true },
+    { name: 'clusters days=30', path: '/api/v1/clusters?days=30', list: false, key: false, cached: true },
+    { name: 'feed (rss)', path: '/api/v1/feed?format=rss', list: true, key: false, cached: true },
+    { name: 'export csv', path: '/api/export?format=csv', list: true, key: false, cached: true },
+    { name: 'export geojson', path: '/api/export?format=geojson', list: true, key: false, cached: true },
+    { name: 'embed', path: '/embed', list: false, key: false, cached: true },
     { name: 'freshness', path: '/api/v1/freshness', list: false, key: false },
   ];
 }
@@ -192,7 +192,9 @@ export async function benchEndpoints(
       }
     }
     const ratio = own ? Math.round((miss.p50 / Math.max(own.p50, 0.1)) * 100) / 100 : undefined;
-    const ok = miss.status === 200 && miss.p50 <= MISS_BUDGET_MS && hit.p50 <= HIT_BUDGET_MS;
+    // The hit budget is for cached answers; an endpoint without a cache only has the miss budget.
+    const ok =
+      miss.status === 200 && miss.p50 <= MISS_BUDGET_MS && (!endpoint.cached || hit.p50 <= HIT_BUDGET_MS);
     out.push({ name: endpoint.name, path: endpoint.path, miss, hit, sql: own, ratio, bytes: miss.bytes, ok });
     log(
       `| ${endpoint.name} | ${miss.p50} / ${miss.p99} | ${hit.p50} / ${hit.p99} | ${own ? `${own.p50} (${own.statements} stmt)` : '–'} | ${ratio ?? '–'} | ${miss.status} ${(miss.bytes / 1024).toFixed(1)} KB${ok ? '' : '  OVER BUDGET'} |`,
