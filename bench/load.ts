@@ -4,8 +4,8 @@
  * 20,000 realistic demo signals go through the real ingest pipeline (entities, anomalies,
  * aggregates); the rest are copies made inside Postgres with `INSERT … SELECT generate_series`,
  * each shifted in time, score and place so the indexes see a realistic spread. The aggregates
- * the pipeline maintains (signal_hourly, source_coverage, sources counters) are then rebuilt from
- * the whole table so they stay consistent. Skipped on purpose: entity links of the copies
+ * the pipeline maintains (hourly buckets, totals, source coverage and counters) are then rebuilt
+ * from the whole table so they stay consistent (`rebuildAggregates`). Skipped on purpose: entity links of the copies
  * (only the 20,000 originals carry entities) and anomaly re-flagging of the copies.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -16,6 +16,7 @@ import type { Database } from '../src/db/client';
 import { queryRows } from '../src/db/client';
 import { MIGRATIONS_FOLDER } from '../src/db/node';
 import { generateDemoSignals } from '../src/ingest/demo';
+import { rebuildAggregates } from '../src/ingest/aggregates';
 import { ingestSignals } from '../src/ingest/pipeline';
 
 export const TARGET = 1_000_000;
@@ -130,24 +131,7 @@ export async function loadSignals(db: Database, log: (line: string) => void): Pr
   }
   await ensureIndexes(db, log);
   log('  rebuilding aggregates …');
-  await db.transaction(async (tx) => {
-    await tx.execute(sql`TRUNCATE signal_hourly, source_coverage`);
-    await tx.execute(sql`
-      INSERT INTO signal_hourly (bucket, region, threat_layer, signal_count, score_sum, score_max, crisis_count, anomaly_count)
-      SELECT date_trunc('hour', published_at), coalesce(region, ''), threat_layer, count(*),
-             sum(significance_score), max(significance_score),
-             count(*) FILTER (WHERE signal_valence = 'crisis'), count(*) FILTER (WHERE is_anomaly)
-      FROM signals GROUP BY 1, 2, 3`);
-    await tx.execute(sql`
-      INSERT INTO source_coverage (source_id, region, threat_layer, signal_count, last_seen_at)
-      SELECT source_id, coalesce(region, ''), threat_layer, count(*), max(published_at)
-      FROM signals GROUP BY 1, 2, 3`);
-    await tx.execute(sql`
-      UPDATE sources SET signal_count = agg.n, last_seen_at = agg.last_seen
-      FROM (SELECT source_id, count(*)::int AS n, max(published_at) AS last_seen
-            FROM signals GROUP BY source_id) agg
-      WHERE sources.id = agg.source_id`);
-  });
+  await rebuildAggregates(db);
   await db.execute(sql`VACUUM ANALYZE signals`);
   return have;
 }

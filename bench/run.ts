@@ -10,9 +10,11 @@
  *
  * DATABASE_URL (default postgres://postgres@127.0.0.1:5432/bench, created when missing),
  * BENCH_DURATION seconds per measurement (default 10), BENCH_CONNECTIONS (default 50),
- * BENCH_ONLY (comma-separated scenario names, to rerun a few; `dispatch` for the dispatcher).
+ * BENCH_ONLY (comma-separated scenario names, to rerun a few; `endpoints` for every endpoint,
+ * `dispatch` for the dispatcher).
  *
- * Then DESIGN §7's dispatcher budget: 1,000 webhooks with new signals in one run (dispatch.ts).
+ * Then every endpoint, miss and hit, with each list endpoint against its own SQL (endpoints.ts),
+ * and DESIGN §7's dispatcher budget: 1,000 webhooks with new signals in one run (dispatch.ts).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -25,6 +27,7 @@ import { issueKeyForEmail } from '../src/keys/service';
 import { signalPageStatement } from '../src/signals/page';
 import type { SignalFilter } from '../src/signals/query';
 import { benchDispatch } from './dispatch';
+import { benchEndpoints, type EndpointFigures } from './endpoints';
 import { ensureDatabase, loadSignals } from './load';
 
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/bench';
@@ -227,6 +230,17 @@ async function main() {
     });
   }
 
+  let endpoints: EndpointFigures[] | undefined;
+  if (!only || only.includes('endpoints')) {
+    const missServer = await startServer('serve-app.ts', { BENCH_CACHE: 'off' });
+    try {
+      endpoints = await benchEndpoints(db, url, key, { miss: missServer.url, hit: app.url }, log);
+    } finally {
+      await missServer.stop();
+    }
+    pass &&= endpoints.every((e) => e.ok);
+  }
+
   const dispatch = !only || only.includes('dispatch') ? await benchDispatch(db, log) : undefined;
   if (dispatch) {
     pass &&= dispatch.ok;
@@ -240,7 +254,7 @@ async function main() {
   const file = new URL(`results/${new Date().toISOString().replace(/[:.]/g, '-')}.json`, import.meta.url);
   writeFileSync(
     file,
-    `${JSON.stringify({ at: new Date().toISOString(), signals: total, connections, duration, poolMax: POOL_MAX, pass, results, dispatch }, null, 2)}\n`,
+    `${JSON.stringify({ at: new Date().toISOString(), signals: total, connections, duration, poolMax: POOL_MAX, pass, results, endpoints, dispatch }, null, 2)}\n`,
   );
   log(`\n${pass ? 'All budgets hold.' : 'Some budgets are not met.'} Results: ${file.pathname}`);
   await app.stop();

@@ -5,6 +5,7 @@ import type { AppEnv } from './deps';
 import { createRouter } from './http/openapi';
 import { ApiError, invalidRequest, problemResponse } from './http/problem';
 import { observe } from './http/observe';
+import { EDGE_CACHED_PATHS, edgeCache } from './http/edge-cache';
 import { securityHeaders } from './http/security';
 import { isStatementTimeout, isUnavailable, isUntranslatableText } from './http/unavailable';
 import { mcpRoutes } from './mcp/route';
@@ -100,6 +101,7 @@ export function createApp() {
 
   app.use('*', observe);
   app.use('*', securityHeaders);
+  for (const path of EDGE_CACHED_PATHS) app.use(path, edgeCache());
 
   app.route('/', systemRoutes);
   app.route('/', signalRoutes);

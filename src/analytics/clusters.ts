@@ -21,6 +21,12 @@ export const CLUSTERING = {
   minSignalsForShare: 20,
   maxClusters: 50,
   topFeatures: 5,
+  /** The work bound: only the strongest signals of the window are clustered, whatever it holds. */
+  maxSignals: 1000,
+  /** Each cluster lists at most this many of its signals (strongest first); `signal_count` has all. */
+  maxSignalIds: 100,
+  /** Countries listed per cluster (most frequent first). */
+  maxCountries: 10,
 } as const;
 
 const STOPWORDS = new Set(
@@ -146,13 +152,12 @@ export function buildClusters(input: ClusterSignal[], minSignals: number) {
         headline: signals[0]!.title,
         top_entities: top('entity:'),
         top_terms: top('term:'),
-        countries: counts(signals.flatMap((s) => s.countries)).map(([code, n]) => ({
-          country_code: code,
-          signal_count: n,
-        })),
+        countries: counts(signals.flatMap((s) => s.countries))
+          .slice(0, CLUSTERING.maxCountries)
+          .map(([code, n]) => ({ country_code: code, signal_count: n })),
         first_published_at: times[0]!,
         last_published_at: times[times.length - 1]!,
-        signal_ids: signals.map((s) => s.id),
+        signal_ids: signals.slice(0, CLUSTERING.maxSignalIds).map((s) => s.id),
       });
     }
   }
@@ -168,26 +173,46 @@ interface SignalRow {
   title: string;
   country_codes: string[];
   published_at: Date | string;
-  entities: string[] | null;
 }
 
-/** Narrative clusters over the last `days`, optionally one layer and/or one country. */
+export type Cluster = ReturnType<typeof buildClusters>[number];
+
+/**
+ * Narrative clusters over the last `days`, optionally one layer and/or one country: every
+ * cluster of 2 or more signals, best first (`minSignals` and the cap of 50 are applied by
+ * `selectClusters`, so one computation serves every `min_signals`). The work is bounded whatever
+ * the window holds: the strongest `CLUSTERING.maxSignals` signals of the window (by score, then
+ * time, then id, an index order) are clustered, with their entities.
+ */
 export async function narrativeClusters(
   db: Database,
   now: Date,
-  q: { days: number; minSignals: number; layer?: Layer; country?: string },
+  q: { days: number; layer?: Layer; country?: string },
 ) {
   const start = new Date(now.getTime() - q.days * DAY_MS);
+  // The order of signals_rank_idx (NULLS LAST), so the strongest are read first from the index.
   const rows = await queryRows<SignalRow>(
     db,
-    sql`SELECT s.id, s.threat_layer, s.significance_score::float8 AS significance_score, s.title, s.country_codes, s.published_at,
-          (SELECT array_agg(e.name ORDER BY e.name) FROM signal_entities se JOIN entities e ON e.id = se.entity_id
-            WHERE se.signal_id = s.id) AS entities
+    sql`SELECT s.id, s.threat_layer, s.significance_score::float8 AS significance_score, s.title, s.country_codes, s.published_at
         FROM signals s
         WHERE s.published_at > ${start.toISOString()}::timestamptz AND s.published_at <= ${now.toISOString()}::timestamptz
+          AND s.retracted_at IS NULL
           ${q.layer ? sql`AND s.threat_layer = ${q.layer}` : sql``}
-          ${q.country ? sql`AND s.country_codes @> ARRAY[${q.country}]::text[]` : sql``}`,
+          ${q.country ? sql`AND s.country_codes @> ARRAY[${q.country}]::text[]` : sql``}
+        ORDER BY s.significance_score DESC NULLS LAST, s.published_at DESC NULLS LAST, s.id
+        LIMIT ${CLUSTERING.maxSignals}`,
   );
+  // Their entities in a second statement: one index lookup per signal, and a plan cheap enough
+  // that the server never compiles it (a per-row subquery made Postgres JIT-compile for seconds).
+  const named = new Map<string, string[]>();
+  if (rows.length > 0) {
+    const links = await queryRows<{ signal_id: string; name: string }>(
+      db,
+      sql`SELECT se.signal_id, e.name FROM signal_entities se JOIN entities e ON e.id = se.entity_id
+          WHERE se.signal_id = ANY(${`{${rows.map((r) => r.id).join(',')}}`}::uuid[])`,
+    );
+    for (const link of links) named.set(link.signal_id, [...(named.get(link.signal_id) ?? []), link.name]);
+  }
   const clusters = buildClusters(
     rows.map((r) => ({
       id: r.id,
@@ -196,14 +221,15 @@ export async function narrativeClusters(
       title: r.title,
       countries: r.country_codes,
       publishedAt: iso(r.published_at)!,
-      entities: r.entities ?? [],
+      entities: (named.get(r.id) ?? []).sort(),
     })),
-    q.minSignals,
+    2,
   );
-  return {
-    window: windowOf(start, now),
-    signals_considered: rows.length,
-    total: clusters.length,
-    data: clusters.slice(0, CLUSTERING.maxClusters),
-  };
+  return { window: windowOf(start, now), signals_considered: rows.length, clusters };
+}
+
+/** The answer for one `min_signals`: the clusters that large, best first, at most 50. */
+export function selectClusters(clusters: Cluster[], minSignals: number) {
+  const kept = clusters.filter((c) => c.signal_count >= minSignals);
+  return { total: kept.length, data: kept.slice(0, CLUSTERING.maxClusters) };
 }

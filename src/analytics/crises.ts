@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/client';
 import { regionOf } from '../vocab';
 import { compoundCrisis, CRISIS, type LayerStats } from './formulas';
-import { DAY_MS, windowOf } from './sql';
+import { anyOf, atEdges, DAY_MS, inDays, inHoursBesideDays, spanOf, windowOf } from './sql';
 
 export type WindowType = keyof typeof CRISIS.windows;
 
@@ -21,36 +21,48 @@ interface PairRow {
 
 /**
  * Compound crises per window: every country a signal names counts (a cross-border event is
- * part of each country's picture). One query aggregates both windows by (country, layer); the
- * pure `compoundCrisis` decides which countries qualify and how severe they are.
+ * part of each country's picture). One query aggregates both windows by (country, layer) from
+ * the whole days of `signal_country_daily`, the remaining whole hours of `signal_country_hourly`,
+ * plus the partial hours at the windows' ends from
+ * the signals table (an hour can be whole in the chronic window and partial in the acute one:
+ * each row says which windows it counts in). The pure `compoundCrisis` decides which countries
+ * qualify and how severe they are. The answer holds every crisis of both windows, before
+ * `min_score` and `limit` (`selectCrises`), so one cached computation serves every request.
  */
-export async function compoundCrises(
-  db: Database,
-  now: Date,
-  q: { windows: WindowType[]; minScore: number; limit: number },
-) {
+export async function compoundCrises(db: Database, now: Date) {
   const acuteStart = new Date(now.getTime() - CRISIS.windows.acute * DAY_MS);
   const chronicStart = new Date(now.getTime() - CRISIS.windows.chronic * DAY_MS);
-  const a = acuteStart.toISOString();
+  const acute = spanOf(acuteStart, now);
+  const chronic = spanOf(chronicStart, now);
   const rows = await queryRows<PairRow>(
     db,
-    sql`SELECT code AS country, threat_layer,
-          (count(*) FILTER (WHERE published_at > ${a}::timestamptz))::int AS a_count,
-          (sum(significance_score) FILTER (WHERE published_at > ${a}::timestamptz))::float8 AS a_sum,
-          (max(significance_score) FILTER (WHERE published_at > ${a}::timestamptz))::float8 AS a_max,
-          (count(*) FILTER (WHERE published_at > ${a}::timestamptz AND signal_valence = 'crisis'))::int AS a_crisis,
-          count(*)::int AS c_count, sum(significance_score)::float8 AS c_sum,
-          max(significance_score)::float8 AS c_max,
-          (count(*) FILTER (WHERE signal_valence = 'crisis'))::int AS c_crisis
-        FROM signals, unnest(country_codes) AS code
-        WHERE published_at > ${chronicStart.toISOString()}::timestamptz AND published_at <= ${now.toISOString()}::timestamptz
-        GROUP BY code, threat_layer`,
+    sql`SELECT country, threat_layer,
+          coalesce(sum(n) FILTER (WHERE a), 0)::int AS a_count, (sum(s) FILTER (WHERE a))::float8 AS a_sum,
+          (max(m) FILTER (WHERE a))::float8 AS a_max, coalesce(sum(c) FILTER (WHERE a), 0)::int AS a_crisis,
+          coalesce(sum(n) FILTER (WHERE ch), 0)::int AS c_count, coalesce(sum(s) FILTER (WHERE ch), 0)::float8 AS c_sum,
+          coalesce(max(m) FILTER (WHERE ch), 0)::float8 AS c_max, coalesce(sum(c) FILTER (WHERE ch), 0)::int AS c_crisis
+        FROM (
+          SELECT country, threat_layer, signal_count AS n, score_sum AS s, score_max AS m, crisis_count AS c,
+                 ${inDays(acute)} AS a, ${inDays(chronic)} AS ch
+          FROM signal_country_daily WHERE ${anyOf([inDays(acute), inDays(chronic)])}
+          UNION ALL
+          SELECT country, threat_layer, signal_count, score_sum, score_max, crisis_count,
+                 ${inHoursBesideDays(acute)}, ${inHoursBesideDays(chronic)}
+          FROM signal_country_hourly WHERE ${anyOf([inHoursBesideDays(acute), inHoursBesideDays(chronic)])}
+          UNION ALL
+          SELECT code, threat_layer, 1, significance_score, significance_score,
+                 (signal_valence = 'crisis')::int, ${atEdges(acute)}, ${atEdges(chronic)}
+          FROM signals, unnest(country_codes) AS code
+          WHERE ${anyOf([atEdges(acute), atEdges(chronic)])} AND retracted_at IS NULL
+        ) x
+        GROUP BY country, threat_layer
+        HAVING bool_or(ch)`,
   );
   const byCountry = new Map<string, PairRow[]>();
   for (const row of rows) byCountry.set(row.country, [...(byCountry.get(row.country) ?? []), row]);
 
   const starts: Record<WindowType, Date> = { acute: acuteStart, chronic: chronicStart };
-  return q.windows.map((windowType) => {
+  return (['acute', 'chronic'] as const).map((windowType) => {
     const stats = (row: PairRow): LayerStats =>
       windowType === 'acute'
         ? {
@@ -69,7 +81,7 @@ export async function compoundCrises(
           };
     const crises = [...byCountry.entries()]
       .map(([country, pairs]) => ({ country, crisis: compoundCrisis(pairs.map(stats)) }))
-      .filter((x) => x.crisis !== null && x.crisis.compositeSeverity >= q.minScore)
+      .filter((x) => x.crisis !== null)
       .map(({ country, crisis }) => ({
         country_code: country,
         region: regionOf(country),
@@ -91,11 +103,19 @@ export async function compoundCrises(
           y.layer_count - x.layer_count ||
           x.country_code.localeCompare(y.country_code),
       );
-    return {
-      window_type: windowType,
-      window: windowOf(starts[windowType], now),
-      total: crises.length,
-      data: crises.slice(0, q.limit),
-    };
+    return { window_type: windowType, window: windowOf(starts[windowType], now), data: crises };
   });
+}
+
+/** The answer for one request: the windows asked for, their crises from `min_score`, at most `limit`. */
+export function selectCrises(
+  all: Awaited<ReturnType<typeof compoundCrises>>,
+  q: { windows: WindowType[]; minScore: number; limit: number },
+) {
+  return all
+    .filter((w) => q.windows.includes(w.window_type))
+    .map(({ data, ...w }) => {
+      const kept = data.filter((c) => c.composite_severity >= q.minScore);
+      return { ...w, total: kept.length, data: kept.slice(0, q.limit) };
+    });
 }

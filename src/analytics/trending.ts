@@ -1,8 +1,19 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/client';
 import { regionOf } from '../vocab';
 import { rankTrending, TRENDING } from './formulas';
-import { DAY_MS, HOUR_MS, windowOf } from './sql';
+import {
+  anyOf,
+  atEdges,
+  DAY_MS,
+  HOUR_MS,
+  inBuckets,
+  inDays,
+  inHoursBesideDays,
+  spanOf,
+  windowOf,
+  type Span,
+} from './sql';
 
 interface CountRow {
   kind: 'layer' | 'country';
@@ -13,22 +24,58 @@ interface CountRow {
 
 /**
  * Top layers and countries (a signal's primary country, as in the anomaly rule) by spike ratio
- * of (now − 6 h, now] against the 7 days before it. One query over the publication-time index.
+ * of (now − 6 h, now] against the 7 days before it. One query over the hourly aggregates
+ * (`signal_hourly` by layer, `signal_country_hourly.primary_count` by country) plus the
+ * partial hours at the windows' ends from the signals table.
  */
 export async function trending(db: Database, now: Date) {
   const recentStart = new Date(now.getTime() - TRENDING.windowHours * HOUR_MS);
   const baselineStart = new Date(recentStart.getTime() - TRENDING.baselineDays * DAY_MS);
-  const [n, r, b] = [now.toISOString(), recentStart.toISOString(), baselineStart.toISOString()];
+  const recent = spanOf(recentStart, now);
+  const base = spanOf(baselineStart, recentStart);
+  /** Per key, recent and baseline counts from aggregate rows (`parts`) and the raw partial hours. */
+  const counts = (
+    parts: { table: SQL; n: SQL; where: SQL; of: (s: Span) => SQL }[],
+    key: SQL,
+    rawKey: SQL,
+    rawWhere: SQL,
+  ) => sql`
+    SELECT key, sum(recent)::int AS recent, sum(baseline)::int AS baseline FROM (
+      ${sql.join(
+        parts.map(
+          (p) => sql`SELECT ${key} AS key, CASE WHEN ${p.of(recent)} THEN ${p.n} ELSE 0 END AS recent,
+                       CASE WHEN ${p.of(base)} THEN ${p.n} ELSE 0 END AS baseline
+                     FROM ${p.table} WHERE ${anyOf([p.of(recent), p.of(base)])} AND ${p.where}`,
+        ),
+        sql` UNION ALL `,
+      )}
+      UNION ALL
+      SELECT ${rawKey}, (${atEdges(recent)})::int, (${atEdges(base)})::int
+      FROM signals WHERE ${anyOf([atEdges(recent), atEdges(base)])} AND retracted_at IS NULL AND ${rawWhere}
+    ) w GROUP BY key`;
+  const layers = counts(
+    [{ table: sql`signal_hourly`, n: sql`signal_count`, where: sql`true`, of: inBuckets }],
+    sql`threat_layer`,
+    sql`threat_layer`,
+    sql`true`,
+  );
+  const countries = counts(
+    [
+      { table: sql`signal_country_daily`, n: sql`primary_count`, where: sql`primary_count > 0`, of: inDays },
+      {
+        table: sql`signal_country_hourly`,
+        n: sql`primary_count`,
+        where: sql`primary_count > 0`,
+        of: inHoursBesideDays,
+      },
+    ],
+    sql`country`,
+    sql`country_codes[1]`,
+    sql`cardinality(country_codes) > 0`,
+  );
   const rows = await queryRows<CountRow>(
     db,
-    sql`WITH w AS (
-          SELECT threat_layer, country_codes[1] AS country, published_at > ${r}::timestamptz AS recent
-          FROM signals WHERE published_at > ${b}::timestamptz AND published_at <= ${n}::timestamptz)
-        SELECT 'layer' AS kind, threat_layer AS key, (count(*) FILTER (WHERE recent))::int AS recent,
-               (count(*) FILTER (WHERE NOT recent))::int AS baseline FROM w GROUP BY threat_layer
-        UNION ALL
-        SELECT 'country', country, (count(*) FILTER (WHERE recent))::int,
-               (count(*) FILTER (WHERE NOT recent))::int FROM w WHERE country IS NOT NULL GROUP BY country`,
+    sql`SELECT 'layer' AS kind, * FROM (${layers}) l UNION ALL SELECT 'country', * FROM (${countries}) c`,
   );
   const entry = (e: ReturnType<typeof rankTrending>[number]) => ({
     spike_ratio: e.spikeRatio,

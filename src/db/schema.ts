@@ -254,3 +254,40 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [index('webhook_deliveries_recent_idx').on(t.webhookId, t.attemptedAt.desc())],
 );
+
+/** The columns of the per-country buckets (hourly and daily). */
+const countryBucketColumns = () => ({
+  bucket: timestamptz('bucket').notNull(),
+  country: text('country').notNull(),
+  threatLayer: text('threat_layer').notNull(),
+  signalCount: integer('signal_count').notNull().default(0),
+  primaryCount: integer('primary_count').notNull().default(0),
+  scoreSum: doublePrecision('score_sum').notNull().default(0),
+  scoreMax: doublePrecision('score_max').notNull().default(0),
+  crisisCount: integer('crisis_count').notNull().default(0),
+});
+
+/**
+ * Hourly aggregates by country and layer, kept up to date by ingest (src/ingest/aggregates.ts):
+ * `signal_count` counts every signal naming the country, `primary_count` those naming it first.
+ * Compound crises and trending read these instead of scanning signals.
+ */
+export const signalCountryHourly = pgTable('signal_country_hourly', countryBucketColumns(), (t) => [
+  primaryKey({ columns: [t.bucket, t.country, t.threatLayer] }),
+]);
+
+/** `signal_country_hourly` summed by UTC day, so month-long windows read ~24× fewer rows. */
+export const signalCountryDaily = pgTable('signal_country_daily', countryBucketColumns(), (t) => [
+  primaryKey({ columns: [t.bucket, t.country, t.threatLayer] }),
+]);
+
+/** All-time signal counts by layer and language ('und' when unknown): stats reads these. */
+export const signalTotals = pgTable(
+  'signal_totals',
+  {
+    threatLayer: text('threat_layer').notNull(),
+    language: text('language').notNull(),
+    signalCount: bigint('signal_count', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.threatLayer, t.language] })],
+);

@@ -9,6 +9,7 @@ export const CACHE_TTL = {
   compoundCrises: 300,
   brief: 900,
   stats: 600,
+  clusters: 300,
 } as const;
 
 interface Entry<T> {

@@ -33,6 +33,15 @@ export async function strongEtag(body: string): Promise<string> {
   return `"${base64url((await sha256(body)).slice(0, 16))}"`;
 }
 
+/**
+ * A weak ETag over a value's data (SHA-256 of its JSON): for answers that state the time they
+ * were computed, so the tag follows the data and a client that already has it gets a 304 while
+ * it has not changed, whenever it asks.
+ */
+export async function dataEtag(value: unknown): Promise<string> {
+  return `W/${await strongEtag(JSON.stringify(value))}`;
+}
+
 /** True when an `If-None-Match` header names `etag` (weak comparison, `*` matches anything). */
 export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
   if (!header) return false;

@@ -3,6 +3,7 @@ import { queryRows, type Database } from '../db/client';
 import { entities, signalEntities, signals, sources } from '../db/schema';
 import type { FieldError } from '../http/problem';
 import { regionOf } from '../vocab';
+import { foldSignals } from './aggregates';
 import { ANOMALY_RULE, isAnomalous } from './anomaly';
 import { extractEntities } from './entities';
 import { fallbackTitle, validateItem, type IngestItem } from './validate';
@@ -223,6 +224,7 @@ async function updateAggregates(db: Database, ids: string[]) {
       FROM (SELECT source_id, count(*)::int AS n, max(published_at) AS last_seen
             FROM signals WHERE id IN ${part} GROUP BY source_id) agg
       WHERE sources.id = agg.source_id`);
+    await foldSignals(db, part);
   }
 }
 

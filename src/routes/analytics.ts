@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { etag } from 'hono/etag';
-import { compoundCrises, type WindowType } from '../analytics/crises';
+import { compoundCrises, selectCrises, type WindowType } from '../analytics/crises';
 import { listSnapshots } from '../analytics/snapshots';
 import { listSources } from '../analytics/sources';
 import { platformStats } from '../analytics/stats';
@@ -358,20 +358,15 @@ export const analyticsRoutes = createRouter()
     const q = c.req.valid('query');
     const { db, now } = c.env.deps;
     const windows: WindowType[] = q.window_type ? [q.window_type] : ['acute', 'chronic'];
-    const key = `compound-crises:${windows.join('+')}:${q.min_score}:${q.limit}`;
-    const value = await cached(
+    // One store entry whatever the parameters (both windows, every crisis); they select from it.
+    const all = await cached(
       c,
-      key,
+      'compound-crises:v2',
       CACHE_TTL.compoundCrises,
-      async () => ({
-        data: await compoundCrises(db, now(), { windows, minScore: q.min_score, limit: q.limit }),
-      }),
+      () => compoundCrises(db, now()),
       'private',
     );
-    return c.json(
-      value as z.infer<(typeof crisesRoute.responses)[200]['content']['application/json']['schema']>,
-      200,
-    );
+    return c.json({ data: selectCrises(all, { windows, minScore: q.min_score, limit: q.limit }) }, 200);
   })
   .openapi(statsRoute, async (c) => {
     const { db, now } = c.env.deps;

@@ -1,10 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { etag } from 'hono/etag';
 import { BRIEF, watchBrief } from '../analytics/brief';
-import { narrativeClusters } from '../analytics/clusters';
+import { CLUSTERING, narrativeClusters, selectClusters } from '../analytics/clusters';
 import { entityView } from '../analytics/entity';
 import { access } from '../http/auth';
 import { cached, CACHE_TTL } from '../http/cache';
+import { dataEtag, ifNoneMatchHits } from '../http/etag';
 import { createRouter, errors, pagination, PaginationSchema, security } from '../http/openapi';
 import { countryParam, cursorParam, intParam, layerParam, offsetParam } from '../http/params';
 import { ApiError, invalidRequest } from '../http/problem';
@@ -33,7 +33,9 @@ const ClusterSchema = z
     countries: z.array(z.object({ country_code: z.string(), signal_count: z.number().int() })),
     first_published_at: z.string(),
     last_published_at: z.string(),
-    signal_ids: z.array(z.string()).openapi({ description: 'Every signal of the cluster, strongest first.' }),
+    signal_ids: z.array(z.string()).openapi({
+      description: `The cluster's strongest signals, at most ${CLUSTERING.maxSignalIds} (\`signal_count\` counts them all).`,
+    }),
   })
   .openapi('NarrativeCluster');
 
@@ -42,9 +44,8 @@ const clustersRoute = createRoute({
   path: '/api/v1/clusters',
   tags: ['Analytics'],
   summary: 'Narrative clusters',
-  description:
-    'Signals of one layer linked by shared entities and title terms (≥ 2 shared, Jaccard ≥ 0.2), grouped into connected components and scored by local significance. At most 50 clusters, best first. Public.',
-  middleware: [access('public'), etag()] as const,
+  description: `Signals of one layer grouped by shared entities and title terms and scored by local significance, over the strongest ${CLUSTERING.maxSignals} signals of the window (by score). At most ${CLUSTERING.maxClusters} clusters, best first, each listing at most ${CLUSTERING.maxSignalIds} signal ids. Public; cached 5 minutes, with an ETag that follows the data (not the time of the request).`,
+  middleware: [access('public')] as const,
   request: {
     query: z.object({
       days: intParam(1, 30)
@@ -67,7 +68,12 @@ const clustersRoute = createRoute({
           schema: z
             .object({
               window: WindowSchema,
-              signals_considered: z.number().int(),
+              signals_considered: z
+                .number()
+                .int()
+                .openapi({
+                  description: `Signals clustered: the strongest of the window, at most ${CLUSTERING.maxSignals}.`,
+                }),
               total: z.number().int().openapi({ description: 'Clusters found before the cap of 50.' }),
               data: z.array(ClusterSchema),
             })
@@ -227,14 +233,26 @@ export const insightRoutes = createRouter()
   .openapi(clustersRoute, async (c) => {
     const q = c.req.valid('query');
     const { db, now } = c.env.deps;
-    const result = await narrativeClusters(db, now(), {
-      days: q.days,
-      minSignals: q.min_signals,
-      layer: q.threat_layer,
-      country: q.country_code,
-    });
+    // One store entry per selection of signals; `min_signals` is applied to it afterwards.
+    const key = `clusters:${q.days}:${q.threat_layer ?? '*'}:${q.country_code ?? '*'}`;
+    const computed = await cached(
+      c,
+      key,
+      CACHE_TTL.clusters,
+      () => narrativeClusters(db, now(), { days: q.days, layer: q.threat_layer, country: q.country_code }),
+      'public',
+    );
+    const answer = {
+      signals_considered: computed.signals_considered,
+      ...selectClusters(computed.clusters, q.min_signals),
+    };
+    const tag = await dataEtag(answer);
+    c.header('ETag', tag);
+    if (ifNoneMatchHits(c.req.header('if-none-match'), tag)) return c.body(null, 304);
     return c.json(
-      result as z.infer<(typeof clustersRoute.responses)[200]['content']['application/json']['schema']>,
+      { window: computed.window, ...answer } as z.infer<
+        (typeof clustersRoute.responses)[200]['content']['application/json']['schema']
+      >,
       200,
     );
   })

@@ -1,0 +1,225 @@
+import { sql } from 'drizzle-orm';
+import { queryRows, type Database } from '../db/client';
+
+/**
+ * The analytics aggregates (drizzle/0006): `signal_country_hourly` and its daily sums
+ * `signal_country_daily` (compound crises, trending by country) and `signal_totals` (stats). Ingest folds new signals in (`foldSignals`, called from
+ * the pipeline's `updateAggregates`); a revision or a retraction moves one signal's contribution
+ * (`moveSignalContribution`). Retracted signals count nowhere.
+ */
+
+/** Folds newly ingested signals into the analytics aggregates, in the caller's transaction. */
+export async function foldSignals(db: Database, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  // Rows are written in key order, like the pipeline's other upserts, so concurrent ingests
+  // never deadlock on the hot buckets.
+  for (const [table, unit] of [
+    [sql`signal_country_hourly`, sql`'hour'`],
+    [sql`signal_country_daily`, sql`'day'`],
+  ] as const) {
+    await db.execute(sql`
+      INSERT INTO ${table} AS h
+        (bucket, country, threat_layer, signal_count, primary_count, score_sum, score_max, crisis_count)
+      SELECT date_trunc(${unit}, s.published_at), c.code, s.threat_layer, count(*), count(*) FILTER (WHERE c.ord = 1),
+             sum(s.significance_score), max(s.significance_score), count(*) FILTER (WHERE s.signal_valence = 'crisis')
+      FROM signals s, unnest(s.country_codes) WITH ORDINALITY AS c(code, ord)
+      WHERE s.id IN ${ids} AND s.retracted_at IS NULL
+      GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+      ON CONFLICT (bucket, country, threat_layer) DO UPDATE SET
+        signal_count = h.signal_count + excluded.signal_count,
+        primary_count = h.primary_count + excluded.primary_count,
+        score_sum = h.score_sum + excluded.score_sum,
+        score_max = greatest(h.score_max, excluded.score_max),
+        crisis_count = h.crisis_count + excluded.crisis_count`);
+  }
+  await db.execute(sql`
+    INSERT INTO signal_totals AS t (threat_layer, language, signal_count)
+    SELECT threat_layer, coalesce(language, 'und'), count(*) FROM signals
+    WHERE id IN ${ids} AND retracted_at IS NULL
+    GROUP BY 1, 2 ORDER BY 1, 2
+    ON CONFLICT (threat_layer, language) DO UPDATE SET signal_count = t.signal_count + excluded.signal_count`);
+}
+
+/** What decides where a signal counts in the aggregates. */
+export interface SignalFacts {
+  publishedAt: Date;
+  threatLayer: string;
+  region: string | null;
+  countryCodes: string[];
+  language: string | null;
+  sourceId: string;
+}
+
+/** The facts signal `id` counts with now, or null when it counts nowhere (unknown or retracted). */
+export async function readSignalFacts(db: Database, id: string): Promise<SignalFacts | null> {
+  const [row] = await queryRows<{
+    published_at: Date | string;
+    threat_layer: string;
+    region: string | null;
+    country_codes: string[];
+    language: string | null;
+    source_id: string;
+  }>(
+    db,
+    sql`SELECT published_at, threat_layer, region, country_codes, language, source_id
+        FROM signals WHERE id = ${id} AND retracted_at IS NULL`,
+  );
+  if (!row) return null;
+  return {
+    publishedAt: new Date(row.published_at),
+    threatLayer: row.threat_layer,
+    region: row.region,
+    countryCodes: row.country_codes,
+    language: row.language,
+    sourceId: row.source_id,
+  };
+}
+
+const hourOf = (at: Date) => new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000).toISOString();
+
+/**
+ * Moves one signal's contribution to every aggregate from `before` to `after` (null: counts
+ * nowhere, e.g. `after` of a retraction or `before` of a signal that was retracted). Call it in
+ * the transaction that changed the signal, after the change, with the facts read by
+ * `readSignalFacts` before and after it:
+ *
+ *   const before = await readSignalFacts(tx, id);  // … update or retract the signal …
+ *   await moveSignalContribution(tx, before, await readSignalFacts(tx, id));
+ *
+ * The hourly rows it touches (signal_hourly, signal_country_hourly) are recomputed from the
+ * signals of their hour, so sums and maxima stay exact; the counters (signal_totals,
+ * source_coverage, sources.signal_count) move by one. `last_seen_at` values are kept (a source
+ * that was seen stays seen).
+ */
+export async function moveSignalContribution(
+  db: Database,
+  before: SignalFacts | null,
+  after: SignalFacts | null,
+): Promise<void> {
+  const facts = [before, after].filter((f): f is SignalFacts => f !== null);
+  const regionHours = new Map<string, { bucket: string; region: string; layer: string }>();
+  const countryHours = new Map<string, { bucket: string; country: string; layer: string }>();
+  for (const f of facts) {
+    const bucket = hourOf(f.publishedAt);
+    const region = f.region ?? '';
+    regionHours.set(JSON.stringify([bucket, region, f.threatLayer]), {
+      bucket,
+      region,
+      layer: f.threatLayer,
+    });
+    for (const country of f.countryCodes) {
+      countryHours.set(JSON.stringify([bucket, country, f.threatLayer]), {
+        bucket,
+        country,
+        layer: f.threatLayer,
+      });
+    }
+  }
+  const hour = (bucket: string) =>
+    sql`published_at >= ${bucket}::timestamptz AND published_at < ${bucket}::timestamptz + interval '1 hour'`;
+  for (const { bucket, region, layer } of regionHours.values()) {
+    await db.execute(
+      sql`DELETE FROM signal_hourly WHERE bucket = ${bucket}::timestamptz AND region = ${region} AND threat_layer = ${layer}`,
+    );
+    await db.execute(sql`
+      INSERT INTO signal_hourly (bucket, region, threat_layer, signal_count, score_sum, score_max, crisis_count, anomaly_count)
+      SELECT ${bucket}::timestamptz, ${region}, ${layer}, count(*), sum(significance_score), max(significance_score),
+             count(*) FILTER (WHERE signal_valence = 'crisis'), count(*) FILTER (WHERE is_anomaly)
+      FROM signals
+      WHERE ${hour(bucket)} AND coalesce(region, '') = ${region} AND threat_layer = ${layer} AND retracted_at IS NULL
+      HAVING count(*) > 0`);
+  }
+  for (const { bucket, country, layer } of countryHours.values()) {
+    await db.execute(
+      sql`DELETE FROM signal_country_hourly WHERE bucket = ${bucket}::timestamptz AND country = ${country} AND threat_layer = ${layer}`,
+    );
+    await db.execute(sql`
+      INSERT INTO signal_country_hourly
+        (bucket, country, threat_layer, signal_count, primary_count, score_sum, score_max, crisis_count)
+      SELECT ${bucket}::timestamptz, ${country}, ${layer}, count(*), count(*) FILTER (WHERE country_codes[1] = ${country}),
+             sum(significance_score), max(significance_score), count(*) FILTER (WHERE signal_valence = 'crisis')
+      FROM signals
+      WHERE ${hour(bucket)} AND country_codes @> ARRAY[${country}]::text[] AND threat_layer = ${layer}
+        AND retracted_at IS NULL
+      HAVING count(*) > 0`);
+  }
+  // A day of a country and layer is the sum of its hours (just recomputed).
+  const countryDays = new Map(
+    [...countryHours.values()].map((k) => [JSON.stringify([k.bucket.slice(0, 10), k.country, k.layer]), k]),
+  );
+  for (const { bucket, country, layer } of countryDays.values()) {
+    const day = `${bucket.slice(0, 10)}T00:00:00.000Z`;
+    await db.execute(
+      sql`DELETE FROM signal_country_daily WHERE bucket = ${day}::timestamptz AND country = ${country} AND threat_layer = ${layer}`,
+    );
+    await db.execute(sql`
+      INSERT INTO signal_country_daily
+        (bucket, country, threat_layer, signal_count, primary_count, score_sum, score_max, crisis_count)
+      SELECT ${day}::timestamptz, ${country}, ${layer}, sum(signal_count), sum(primary_count), sum(score_sum),
+             max(score_max), sum(crisis_count)
+      FROM signal_country_hourly
+      WHERE bucket >= ${day}::timestamptz AND bucket < ${day}::timestamptz + interval '1 day'
+        AND country = ${country} AND threat_layer = ${layer}
+      HAVING count(*) > 0`);
+  }
+  const moves: [SignalFacts | null, number][] = [
+    [before, -1],
+    [after, 1],
+  ];
+  for (const [f, delta] of moves) {
+    if (!f) continue;
+    await db.execute(sql`
+      INSERT INTO signal_totals AS t (threat_layer, language, signal_count)
+      VALUES (${f.threatLayer}, ${f.language ?? 'und'}, ${delta})
+      ON CONFLICT (threat_layer, language) DO UPDATE SET signal_count = t.signal_count + excluded.signal_count`);
+    await db.execute(sql`
+      INSERT INTO source_coverage AS sc (source_id, region, threat_layer, signal_count, last_seen_at)
+      VALUES (${f.sourceId}, ${f.region ?? ''}, ${f.threatLayer}, ${delta}, ${f.publishedAt.toISOString()}::timestamptz)
+      ON CONFLICT (source_id, region, threat_layer) DO UPDATE SET
+        signal_count = sc.signal_count + excluded.signal_count,
+        last_seen_at = greatest(sc.last_seen_at, excluded.last_seen_at)`);
+    await db.execute(sql`UPDATE sources SET signal_count = signal_count + ${delta} WHERE id = ${f.sourceId}`);
+  }
+  await db.execute(sql`DELETE FROM signal_totals WHERE signal_count <= 0`);
+  await db.execute(sql`DELETE FROM source_coverage WHERE signal_count <= 0`);
+}
+
+/**
+ * Rebuilds every aggregate (hourly buckets, totals, source coverage and counters) from the signals
+ * table, after a bulk load that bypassed ingest (the bench data set). Same rules as drizzle/0006.
+ */
+export async function rebuildAggregates(db: Database): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.execute(
+      sql`TRUNCATE signal_hourly, signal_country_hourly, signal_country_daily, signal_totals, source_coverage`,
+    );
+    await tx.execute(sql`
+      INSERT INTO signal_hourly (bucket, region, threat_layer, signal_count, score_sum, score_max, crisis_count, anomaly_count)
+      SELECT date_trunc('hour', published_at), coalesce(region, ''), threat_layer, count(*), sum(significance_score),
+             max(significance_score), count(*) FILTER (WHERE signal_valence = 'crisis'), count(*) FILTER (WHERE is_anomaly)
+      FROM signals WHERE retracted_at IS NULL GROUP BY 1, 2, 3`);
+    await tx.execute(sql`
+      INSERT INTO signal_country_hourly (bucket, country, threat_layer, signal_count, primary_count, score_sum, score_max, crisis_count)
+      SELECT date_trunc('hour', s.published_at), c.code, s.threat_layer, count(*), count(*) FILTER (WHERE c.ord = 1),
+             sum(s.significance_score), max(s.significance_score), count(*) FILTER (WHERE s.signal_valence = 'crisis')
+      FROM signals s, unnest(s.country_codes) WITH ORDINALITY AS c(code, ord)
+      WHERE s.retracted_at IS NULL GROUP BY 1, 2, 3`);
+    await tx.execute(sql`
+      INSERT INTO signal_country_daily (bucket, country, threat_layer, signal_count, primary_count, score_sum, score_max, crisis_count)
+      SELECT date_trunc('day', bucket), country, threat_layer, sum(signal_count), sum(primary_count), sum(score_sum),
+             max(score_max), sum(crisis_count)
+      FROM signal_country_hourly GROUP BY 1, 2, 3`);
+    await tx.execute(sql`
+      INSERT INTO signal_totals (threat_layer, language, signal_count)
+      SELECT threat_layer, coalesce(language, 'und'), count(*) FROM signals WHERE retracted_at IS NULL GROUP BY 1, 2`);
+    await tx.execute(sql`
+      INSERT INTO source_coverage (source_id, region, threat_layer, signal_count, last_seen_at)
+      SELECT source_id, coalesce(region, ''), threat_layer, count(*), max(published_at)
+      FROM signals WHERE retracted_at IS NULL GROUP BY 1, 2, 3`);
+    await tx.execute(sql`
+      UPDATE sources SET signal_count = coalesce(agg.n, 0), last_seen_at = agg.last_seen
+      FROM sources s LEFT JOIN (SELECT source_id, count(*)::int AS n, max(published_at) AS last_seen
+                                FROM signals WHERE retracted_at IS NULL GROUP BY source_id) agg ON agg.source_id = s.id
+      WHERE sources.id = s.id`);
+  });
+}
