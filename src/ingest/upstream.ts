@@ -10,6 +10,7 @@ import { and, arrayOverlaps, inArray, isNull, or, sql, type SQL } from 'drizzle-
 import { queryRows, type Database } from '../db/client';
 import { signals } from '../db/schema';
 import { retractSignal } from '../signals/sync';
+import { moveSignalContribution, readSignalFacts } from './aggregates';
 import { revisionOf, revisionValence } from '../sources/revision';
 import type { SourceRow } from '../sources/store';
 import type { Connector, SourceItem } from '../sources/types';
@@ -139,7 +140,9 @@ export async function ingestSourceItems(
         );
         if (verdict === 'same') result.duplicates += 1;
         else if (verdict === 'retracted') {
+          const before = await readSignalFacts(tx, match.id);
           if (await retractSignal(tx, match.id, now)) {
+            await moveSignalContribution(tx, before, null);
             result.updated += 1;
             outcome.set(candidate.index, match.id);
           } else result.duplicates += 1;
@@ -161,18 +164,13 @@ export async function ingestSourceItems(
       }
 
       if (revised.length > 0) {
-        const ids = revised.map(({ stored: s }) => s.id);
-        await foldHourly(tx, ids, -1);
-        await foldCoverage(tx, ids, -1);
-        const touched = await hourlyKeys(tx, ids);
         for (const { candidate, stored: s } of revised) {
+          const before = await readSignalFacts(tx, s.id);
           await reviseSignal(tx, s, candidate);
+          await moveSignalContribution(tx, before, await readSignalFacts(tx, s.id));
           result.updated += 1;
           outcome.set(candidate.index, s.id);
         }
-        await foldHourly(tx, ids, 1);
-        await foldCoverage(tx, ids, 1);
-        await settleAggregates(tx, [...touched, ...(await hourlyKeys(tx, ids))]);
       }
     });
   }
@@ -274,58 +272,6 @@ async function reviseSignal(db: Database, stored: Stored, { item, raw }: Candida
       updatedAt: sql`now()`,
     })
     .where(and(sql`${signals.id} = ${stored.id}`, isNull(signals.retractedAt)));
-}
-
-/** Adds (`sign` 1) or removes (−1) the signals' counts in their hourly buckets. */
-async function foldHourly(db: Database, ids: string[], sign: 1 | -1) {
-  await db.execute(sql`
-    INSERT INTO signal_hourly AS h (bucket, region, threat_layer, signal_count, score_sum, score_max, crisis_count, anomaly_count)
-    SELECT date_trunc('hour', published_at), coalesce(region, ''), threat_layer, ${sign}::int * count(*),
-           ${sign}::int * sum(significance_score), max(significance_score),
-           ${sign}::int * count(*) FILTER (WHERE signal_valence = 'crisis'),
-           ${sign}::int * count(*) FILTER (WHERE is_anomaly)
-    FROM signals WHERE id IN ${ids}
-    GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-    ON CONFLICT (bucket, region, threat_layer) DO UPDATE SET
-      signal_count = h.signal_count + excluded.signal_count,
-      score_sum = h.score_sum + excluded.score_sum,
-      crisis_count = h.crisis_count + excluded.crisis_count,
-      anomaly_count = h.anomaly_count + excluded.anomaly_count`);
-}
-
-/** Adds or removes the signals in their source's coverage by region and layer. */
-async function foldCoverage(db: Database, ids: string[], sign: 1 | -1) {
-  await db.execute(sql`
-    INSERT INTO source_coverage AS sc (source_id, region, threat_layer, signal_count, last_seen_at)
-    SELECT source_id, coalesce(region, ''), threat_layer, ${sign}::int * count(*), max(published_at)
-    FROM signals WHERE id IN ${ids}
-    GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-    ON CONFLICT (source_id, region, threat_layer) DO UPDATE SET
-      signal_count = sc.signal_count + excluded.signal_count,
-      last_seen_at = greatest(sc.last_seen_at, excluded.last_seen_at)`);
-  await db.execute(sql`DELETE FROM source_coverage WHERE signal_count <= 0`);
-}
-
-type HourlyKey = { bucket: string; region: string; threat_layer: string };
-
-const hourlyKeys = (db: Database, ids: string[]) =>
-  queryRows<HourlyKey>(
-    db,
-    sql`SELECT DISTINCT date_trunc('hour', published_at)::text AS bucket, coalesce(region, '') AS region, threat_layer
-        FROM signals WHERE id IN ${ids}`,
-  );
-
-/** Recomputes `score_max` of the buckets a revision left or entered; drops emptied buckets. */
-async function settleAggregates(db: Database, keys: HourlyKey[]) {
-  for (const key of keys) {
-    await db.execute(sql`
-      UPDATE signal_hourly h SET score_max = coalesce((
-        SELECT max(s.significance_score) FROM signals s
-        WHERE s.published_at >= h.bucket AND s.published_at < h.bucket + interval '1 hour'
-          AND coalesce(s.region, '') = h.region AND s.threat_layer = h.threat_layer), 0)
-      WHERE h.bucket = ${key.bucket}::timestamptz AND h.region = ${key.region} AND h.threat_layer = ${key.threat_layer}`);
-  }
-  await db.execute(sql`DELETE FROM signal_hourly WHERE signal_count <= 0`);
 }
 
 /** A feed document its connector cannot read: nothing from it was ingested. */
