@@ -6,6 +6,7 @@ import { accounts, apiKeys } from '../db/schema';
 import type { KeyTier } from '../vocab';
 import { forgetKeys, REVOKED_FLAG_TTL_SECONDS, revokedFlag } from './cache';
 import { generateKey, hashKey, keyPrefix } from './key';
+import { deleteRevokedKeysWebhooks } from '../webhooks/service';
 
 /** Active keys an account may hold at once (DESIGN §3). */
 export const MAX_ACTIVE_KEYS = 10;
@@ -177,15 +178,20 @@ export async function listAccountKeys(db: Database, accountId: string): Promise<
 }
 
 /**
- * Revokes `keyId` if it belongs to `accountId` (already revoked stays as it was); false when
- * the account has no such key. Drops the key from this process's cache.
+ * Revokes `keyId` if it belongs to `accountId` (already revoked stays as it was) and deletes
+ * the webhooks of the account's revoked keys in the same transaction, so they stop at once;
+ * false when the account has no such key. Drops the key from this process's cache.
  */
 export async function revokeAccountKey(db: Database, accountId: string, keyId: string): Promise<boolean> {
-  const rows = await db
-    .update(apiKeys)
-    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
-    .returning({ id: apiKeys.id });
+  const rows = await db.transaction(async (tx) => {
+    const revoked = await tx
+      .update(apiKeys)
+      .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
+      .returning({ id: apiKeys.id });
+    if (revoked.length > 0) await deleteRevokedKeysWebhooks(tx, accountId);
+    return revoked;
+  });
   forgetKeys((record) => record.keyId === keyId);
   return rows.length > 0;
 }

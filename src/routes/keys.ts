@@ -68,7 +68,7 @@ const revokeKeyRoute = createRoute({
   tags: ['Keys'],
   summary: 'Revoke a key',
   description:
-    'Revokes another key of the calling account; it is refused from its very next request. The key you authenticate with cannot revoke itself (409 `cannot_revoke_current_key`); a key of another account is 404. Revoking an already revoked key is a 204 again.',
+    'Revokes another key of the calling account; it is refused from its very next request, and its webhooks are deleted with it (with their delivery logs), so nothing is delivered for it any more. The key you authenticate with cannot revoke itself (409 `cannot_revoke_current_key`); a key of another account is 404. Revoking an already revoked key is a 204 again.',
   security,
   middleware: [access('key')] as const,
   request: {
