@@ -2,33 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { IncomingMessage } from 'node:http';
 import { serve, type ServerType } from '@hono/node-server';
-import type { Context } from 'hono';
 import { createApp } from './app';
 import type { Config } from './config';
 import type { DatabaseHandle } from './db/client';
 import { pgliteDatabase, postgresDatabase } from './db/node';
 import { consoleLogger, type Deps } from './deps';
+import { nodeClientIp } from './http/client-ip';
 import { nodeOutboundFetch } from './net/outbound-node';
 import { memoryStore } from './store/memory';
 import type { Store } from './store/types';
 import { upstashStore } from './store/upstash';
-
-/**
- * The client address in Node: the socket's, or with TRUST_PROXY the first address of
- * X-Forwarded-For (only safe behind a proxy that overwrites that header).
- */
-export function nodeClientIp(trustProxy: boolean) {
-  return (c: Context): string => {
-    if (trustProxy) {
-      const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
-      if (forwarded) return forwarded;
-    }
-    const incoming = (c.env as { incoming?: IncomingMessage }).incoming;
-    return incoming?.socket.remoteAddress ?? 'unknown';
-  };
-}
 
 /** The embedded database under DATA_DIR, or the real Postgres of DATABASE_URL. */
 export function openDatabase(config: Config): Promise<DatabaseHandle> {
@@ -62,7 +46,7 @@ export function nodeDeps(
     store,
     config,
     now: () => new Date(),
-    clientIp: nodeClientIp(config.TRUST_PROXY),
+    clientIp: nodeClientIp({ trustProxy: config.TRUST_PROXY, hops: config.TRUST_PROXY_HOPS }),
     waitUntil: (promise) => {
       promise.catch((error: unknown) => log.error('background task failed', { error: String(error) }));
     },

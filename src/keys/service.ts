@@ -124,24 +124,54 @@ export async function setAccountTier(db: Database, email: string, tier: KeyTier)
 }
 
 /**
+ * Keys an account may add in any rolling 24 hours (its first key, from signup or an operator,
+ * not counted). With at most MAX_ACTIVE_KEYS active at once, this bounds what revoking and
+ * re-creating keys can add to the account's hourly budget (README, "Rate limits").
+ */
+export const MAX_NEW_KEYS_PER_DAY = 10;
+
+export type AccountKeyOutcome =
+  | { issued: IssuedKey }
+  | { refused: 'active_limit' }
+  | { refused: 'daily_limit'; retryAfterSeconds: number }
+  | { refused: 'no_account' };
+
+/**
  * Another key on an existing account, with the account's tier. The account row is locked
- * while its active keys are counted, so concurrent requests can never pass the maximum.
- * Null when the account already has MAX_ACTIVE_KEYS active keys.
+ * while its keys are counted, so concurrent requests can never pass either maximum: at most
+ * MAX_ACTIVE_KEYS active, and at most MAX_NEW_KEYS_PER_DAY added in the last 24 hours
+ * (revoked ones included, so revoking does not give the allowance back).
  */
 export async function issueAccountKey(
   db: Database,
   accountId: string,
   name: string | null,
-): Promise<IssuedKey | null> {
-  return db.transaction(async (tx) => {
+): Promise<AccountKeyOutcome> {
+  return db.transaction(async (tx): Promise<AccountKeyOutcome> => {
     const [account] = await tx
       .select({ tier: accounts.tier })
       .from(accounts)
       .where(eq(accounts.id, accountId))
       .for('update');
-    if (!account) return null;
-    if ((await activeKeyCount(tx, accountId)) >= MAX_ACTIVE_KEYS) return null;
-    return issueKey(tx, accountId, account.tier as KeyTier, name);
+    if (!account) return { refused: 'no_account' };
+    if ((await activeKeyCount(tx, accountId)) >= MAX_ACTIVE_KEYS) return { refused: 'active_limit' };
+    const [recent] = await tx
+      .select({
+        n: sql<number>`count(*)::int`,
+        retry: sql<number>`ceil(extract(epoch from min(${apiKeys.createdAt}) + interval '24 hours' - now()))::int`,
+      })
+      .from(apiKeys)
+      .where(
+        and(
+          eq(apiKeys.accountId, accountId),
+          sql`${apiKeys.createdAt} > now() - interval '24 hours'`,
+          sql`${apiKeys.id} <> (select k.id from api_keys k where k.account_id = ${accountId} order by k.created_at, k.id limit 1)`,
+        ),
+      );
+    if ((recent?.n ?? 0) >= MAX_NEW_KEYS_PER_DAY) {
+      return { refused: 'daily_limit', retryAfterSeconds: Math.max(1, recent?.retry ?? 1) };
+    }
+    return { issued: await issueKey(tx, accountId, account.tier as KeyTier, name) };
   });
 }
 
