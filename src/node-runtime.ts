@@ -9,6 +9,8 @@ import type { DatabaseHandle } from './db/client';
 import { pgliteDatabase, postgresDatabase } from './db/node';
 import { consoleLogger, type Deps } from './deps';
 import { nodeClientIp } from './http/client-ip';
+import { readDocsScript } from './docs-assets';
+import { DOCS_SCRIPT_CACHE, DOCS_SCRIPT_PATH } from './routes/docs';
 import { nodeOutboundFetch } from './net/outbound-node';
 import { memoryStore } from './store/memory';
 import type { Store } from './store/types';
@@ -64,12 +66,35 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+let docsScript: Buffer | undefined;
+
+/** The docs page's script, read from node_modules once (what a Worker serves as a static asset). */
+function serveDocsScript(): Response {
+  docsScript ??= readDocsScript();
+  return new Response(new Uint8Array(docsScript), {
+    headers: {
+      'Content-Type': 'text/javascript; charset=utf-8',
+      'Cache-Control': DOCS_SCRIPT_CACHE,
+      'X-Content-Type-Options': 'nosniff',
+      'Access-Control-Allow-Origin': '*',
+    },
+  });
+}
+
 /** Serves the app on `port` (0 picks a free one) with `deps` handed to every request. */
 export function serveApp(deps: Deps, port: number, hostname = '0.0.0.0'): Promise<RunningServer> {
   const app = createApp();
+  docsScript ??= readDocsScript();
   return new Promise((resolve) => {
     const server = serve(
-      { fetch: (request, env) => app.fetch(request, { ...(env as object), deps }), port, hostname },
+      {
+        fetch: (request, env) =>
+          request.url.includes(DOCS_SCRIPT_PATH) && new URL(request.url).pathname === DOCS_SCRIPT_PATH
+            ? serveDocsScript()
+            : app.fetch(request, { ...(env as object), deps }),
+        port,
+        hostname,
+      },
       (info: AddressInfo) => {
         resolve({
           url: `http://localhost:${info.port}`,
