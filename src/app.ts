@@ -1,7 +1,7 @@
-import { Scalar } from '@scalar/hono-api-reference';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from './deps';
+import { access } from './http/auth';
 import { createRouter } from './http/openapi';
 import { ApiError, invalidRequest, problemResponse } from './http/problem';
 import { observe } from './http/observe';
@@ -12,6 +12,7 @@ import { mcpRoutes } from './mcp/route';
 import { adminRoutes } from './routes/admin';
 import { adminWebhookRoutes } from './routes/admin-webhooks';
 import { adminSourceRoutes } from './routes/admin-sources';
+import { docsRoutes } from './routes/docs';
 import { analyticsRoutes } from './routes/analytics';
 import { insightRoutes } from './routes/insights';
 import { embedRoutes } from './routes/embed';
@@ -131,18 +132,13 @@ export function createApp() {
     scheme: 'bearer',
     description: 'The operator token (ADMIN_TOKEN).',
   });
+  // Public reads, rate-limited like the others.
+  app.use(OPENAPI_PATH, access('public'));
   app.doc31(OPENAPI_PATH, OPENAPI_INFO);
-
-  const docsPage: MiddlewareHandler<AppEnv> = Scalar({
-    url: OPENAPI_PATH,
-    pageTitle: 'Signal Intelligence API',
-  }) as unknown as MiddlewareHandler<AppEnv>;
-  app.get('/api/v1/docs', async (c, next) => {
-    if ((c.req.header('accept') ?? '').includes('application/json')) {
-      return c.json(app.getOpenAPI31Document(OPENAPI_INFO), 200);
-    }
-    return docsPage(c, next);
-  });
+  app.route(
+    '/',
+    docsRoutes(OPENAPI_PATH, () => app.getOpenAPI31Document(OPENAPI_INFO)),
+  );
 
   app.notFound((c) =>
     problemResponse(c, new ApiError(404, 'not_found', `No route for ${c.req.method} ${c.req.path}.`)),

@@ -34,6 +34,8 @@ const ConfigSchema = z.object({
     .optional()
     .transform((v) => (v ? v.split(',').map((p) => Number(p.trim())) : [])),
   TRUST_PROXY: flag(false),
+  /** With TRUST_PROXY: how many proxies append to X-Forwarded-For in front of the server. */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
   SEED: flag(true),
   PUBLIC_BASE_URL: optionalUrl,
   BRIEF_LLM_URL: optionalUrl,

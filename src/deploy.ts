@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { postgresDatabase } from './db/node';
+import { buildDocsAssets } from './docs-assets';
 
 /** DESIGN §7: each Worker under 1 MiB gzipped (Cloudflare's free-plan limit is 3 MiB). */
 const BUDGET = 1024 * 1024;
@@ -51,6 +52,7 @@ export function bundleSize(dir: string): { raw: number; gzipped: number } {
 }
 
 function build(worker: Worker): boolean {
+  buildDocsAssets(); // the docs page's script, a static asset of the API Worker
   wrangler(['deploy', '--dry-run', `--env=${worker.env}`, '--outdir', worker.outdir]);
   const { raw, gzipped } = bundleSize(worker.outdir);
   const within = gzipped <= BUDGET;

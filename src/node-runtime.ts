@@ -2,33 +2,19 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { IncomingMessage } from 'node:http';
 import { serve, type ServerType } from '@hono/node-server';
-import type { Context } from 'hono';
 import { createApp } from './app';
 import type { Config } from './config';
 import type { DatabaseHandle } from './db/client';
 import { pgliteDatabase, postgresDatabase } from './db/node';
 import { consoleLogger, type Deps } from './deps';
+import { nodeClientIp } from './http/client-ip';
+import { readDocsScript } from './docs-assets';
+import { DOCS_SCRIPT_CACHE, DOCS_SCRIPT_PATH } from './routes/docs';
 import { nodeOutboundFetch } from './net/outbound-node';
 import { memoryStore } from './store/memory';
 import type { Store } from './store/types';
 import { upstashStore } from './store/upstash';
-
-/**
- * The client address in Node: the socket's, or with TRUST_PROXY the first address of
- * X-Forwarded-For (only safe behind a proxy that overwrites that header).
- */
-export function nodeClientIp(trustProxy: boolean) {
-  return (c: Context): string => {
-    if (trustProxy) {
-      const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
-      if (forwarded) return forwarded;
-    }
-    const incoming = (c.env as { incoming?: IncomingMessage }).incoming;
-    return incoming?.socket.remoteAddress ?? 'unknown';
-  };
-}
 
 /** The embedded database under DATA_DIR, or the real Postgres of DATABASE_URL. */
 export function openDatabase(config: Config): Promise<DatabaseHandle> {
@@ -62,7 +48,7 @@ export function nodeDeps(
     store,
     config,
     now: () => new Date(),
-    clientIp: nodeClientIp(config.TRUST_PROXY),
+    clientIp: nodeClientIp({ trustProxy: config.TRUST_PROXY, hops: config.TRUST_PROXY_HOPS }),
     waitUntil: (promise) => {
       promise.catch((error: unknown) => log.error('background task failed', { error: String(error) }));
     },
@@ -80,12 +66,35 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+let docsScript: Buffer | undefined;
+
+/** The docs page's script, read from node_modules once (what a Worker serves as a static asset). */
+function serveDocsScript(): Response {
+  docsScript ??= readDocsScript();
+  return new Response(new Uint8Array(docsScript), {
+    headers: {
+      'Content-Type': 'text/javascript; charset=utf-8',
+      'Cache-Control': DOCS_SCRIPT_CACHE,
+      'X-Content-Type-Options': 'nosniff',
+      'Access-Control-Allow-Origin': '*',
+    },
+  });
+}
+
 /** Serves the app on `port` (0 picks a free one) with `deps` handed to every request. */
 export function serveApp(deps: Deps, port: number, hostname = '0.0.0.0'): Promise<RunningServer> {
   const app = createApp();
+  docsScript ??= readDocsScript();
   return new Promise((resolve) => {
     const server = serve(
-      { fetch: (request, env) => app.fetch(request, { ...(env as object), deps }), port, hostname },
+      {
+        fetch: (request, env) =>
+          request.url.includes(DOCS_SCRIPT_PATH) && new URL(request.url).pathname === DOCS_SCRIPT_PATH
+            ? serveDocsScript()
+            : app.fetch(request, { ...(env as object), deps }),
+        port,
+        hostname,
+      },
       (info: AddressInfo) => {
         resolve({
           url: `http://localhost:${info.port}`,

@@ -48,12 +48,19 @@ async function main() {
     const result = await seedDemo(database.db, { now: new Date() });
     console.log(`Loaded ${result.accepted} demo signals.`);
   }
-  const key = await demoKey(database.db, config);
+  // The demo key and the admin token are printed only for the embedded demo database: on a real
+  // Postgres (DATABASE_URL) nothing secret goes to a log, and no demo key is issued at all.
+  const key = embedded ? await demoKey(database.db, config) : null;
   const running = await serveApp(deps, config.PORT);
   const dispatcher = startDispatchTimer(deps);
   const base = config.PUBLIC_BASE_URL ?? `http://localhost:${running.port}`;
+  const adminSource = process.env.ADMIN_TOKEN
+    ? 'from ADMIN_TOKEN (not printed)'
+    : `generated into ${join(config.DATA_DIR, 'admin-token')} (not printed)`;
 
-  console.log(`
+  console.log(
+    key
+      ? `
 Signal Intelligence API listening on ${base}
   Docs:         ${base}/api/v1/docs
   Admin token:  ${config.ADMIN_TOKEN}
@@ -61,7 +68,13 @@ Signal Intelligence API listening on ${base}
 
 Try:
   curl -H "X-Api-Key: ${key}" "${base}/api/v1/signals?layers=cyber,military&min_score=7&limit=5"
-`);
+`
+      : `
+Signal Intelligence API listening on ${base}
+  Docs:         ${base}/api/v1/docs
+  Admin token:  ${adminSource}
+`,
+  );
 
   const shutdown = async () => {
     await dispatcher.stop();

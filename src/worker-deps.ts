@@ -7,6 +7,7 @@ import { workerOutboundFetch } from './net/outbound';
 import { memoryStore } from './store/memory';
 import type { Store } from './store/types';
 import { upstashStore } from './store/upstash';
+import { workerClientIp } from './http/client-ip';
 
 /** Bindings and secrets of both Workers (see wrangler.toml and the README). */
 export type WorkerEnv = Record<string, unknown> & { DATABASE_URL?: string; NEON_WS_PROXY?: string };
@@ -65,7 +66,7 @@ export function workerDeps(env: WorkerEnv, ctx: ExecutionContext): { deps: Deps;
     store: workerStore(config),
     config,
     now: () => new Date(),
-    clientIp: (c) => c.req.header('cf-connecting-ip') ?? 'unknown',
+    clientIp: workerClientIp,
     waitUntil: (promise) => ctx.waitUntil(promise),
     fetch: workerOutboundFetch({ allowPrivate: config.WEBHOOK_ALLOW_INSECURE }),
     log: consoleLogger(config.LOG_LEVEL),

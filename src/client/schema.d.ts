@@ -370,7 +370,7 @@ export interface paths {
         put?: never;
         /**
          * Sign up, or add a key to your account
-         * @description Without an API key: `{ email, name? }` creates a free-tier account and its first key; an email that already has an account gets 409 `account_exists`; at most 5 signups per hour per IP. With an API key: `{ name? }` adds another key to the calling account, on its tier; an account holds at most 10 active keys (409 `key_limit_reached`). The raw key is in this response only. Unknown fields (such as `tier`) are a 400.
+         * @description Without an API key: `{ email, name? }` creates a free-tier account and its first key; an email that already has an account gets 409 `account_exists`; at most 5 signups per hour per IP. With an API key: `{ name? }` adds another key to the calling account, on its tier; an account holds at most 10 active keys (409 `key_limit_reached`) and may add at most 10 keys in any rolling 24 hours, revoked ones included (429 `rate_limited` with `Retry-After`). The raw key is in this response only. Unknown fields (such as `tier`) are a 400.
          */
         post: {
             parameters: {
@@ -486,7 +486,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke a key
-         * @description Revokes another key of the calling account; it is refused from its very next request. The key you authenticate with cannot revoke itself (409 `cannot_revoke_current_key`); a key of another account is 404. Revoking an already revoked key is a 204 again.
+         * @description Revokes another key of the calling account; it is refused from its very next request, and its webhooks are deleted with it (with their delivery logs), so nothing is delivered for it any more. The key you authenticate with cannot revoke itself (409 `cannot_revoke_current_key`); a key of another account is 404. Revoking an already revoked key is a 204 again.
          */
         delete: {
             parameters: {
@@ -578,7 +578,7 @@ export interface paths {
         put?: never;
         /**
          * Ingest signals
-         * @description A JSON array (`application/json`) or NDJSON (`application/x-ndjson`) of signals, up to 10 MiB. Each item is validated on its own; duplicates (same `source_url`) are skipped; the accepted ones are written in one transaction.
+         * @description A JSON array (`application/json`) or NDJSON (`application/x-ndjson`) of signals, up to 10 MiB and 5,000 items (413 `payload_too_large` past either). Each item is validated on its own; duplicates (same `source_url`) are skipped; the accepted ones are written in one transaction.
          */
         post: {
             parameters: {
@@ -935,7 +935,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook
-         * @description At most 5 per key (409 `webhook_limit_reached`). The webhook receives signals ingested after it was registered, batched every 5 minutes. With a `secret`, deliveries are signed (`X-Service-Signature-256` and Standard Webhooks headers).
+         * @description At most 5 per key, and 5 per active key across the account (409 `webhook_limit_reached`); revoking a key deletes its webhooks. The webhook receives signals ingested after it was registered, batched every 5 minutes. With a `secret`, deliveries are signed (`X-Service-Signature-256` and Standard Webhooks headers).
          */
         post: {
             parameters: {

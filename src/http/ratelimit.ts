@@ -10,6 +10,8 @@ export const RULES = {
   free: { name: 'free', limit: 100, windowSeconds: 3600 },
   pro: { name: 'pro', limit: 2000, windowSeconds: 3600 },
   signup: { name: 'signup', limit: 5, windowSeconds: 3600 },
+  /** Failed admin-token attempts per client IP; over it, every admin call from there is refused. */
+  adminFailures: { name: 'admin-fail', limit: 10, windowSeconds: 900 },
 } satisfies Record<string, LimitRule>;
 
 /** The per-key rule of a tier. */

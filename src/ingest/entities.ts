@@ -37,6 +37,21 @@ export interface ExtractedEntity {
 
 const MAX_ENTITIES = 20;
 const MAX_PERSON_NAME_WORDS = 4;
+/**
+ * How far past a position any rule looks: no name runs longer, and bounding every look-ahead
+ * by it keeps extraction linear in the text's length (an unbounded run of capitalised words
+ * used to be rescanned from each of its words: quadratic).
+ */
+const MAX_RUN_TOKENS = 32;
+
+/** Tokens examined by the last `extractEntities` call, summed over every loop (see `extractionWork`). */
+let work = 0;
+
+/**
+ * The work of the last `extractEntities` call: tokens examined, summed over every loop. Stays
+ * within a constant times the number of tokens; tests check that on hostile input.
+ */
+export const extractionWork = (): number => work;
 
 const words = (list: string): string[] => list.trim().split(/\s+/);
 const lowerSet = (list: string): ReadonlySet<string> => new Set(words(list).map((w) => w.toLowerCase()));
@@ -420,6 +435,7 @@ function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
   let atSentenceStart = true;
   for (const match of text.matchAll(TOKEN_PATTERN)) {
+    work++;
     const token = makeToken(match[0]);
     if (token.word) {
       token.sentenceStart = atSentenceStart;
@@ -436,6 +452,7 @@ function splitSentences(tokens: Token[]): Sentence[] {
   const sentences: Sentence[] = [];
   let start = 0;
   for (let i = 0; i <= tokens.length; i++) {
+    work++;
     const token = tokens[i];
     if (token && !(token.word && token.sentenceStart && i > start)) continue;
     if (i > start) sentences.push({ start, end: i, headline: isHeadline(tokens, start, i) });
@@ -450,6 +467,7 @@ function isHeadline(tokens: Token[], start: number, end: number): boolean {
   let lowerContent = 0;
   let allUpper = 0;
   for (let i = start; i < end; i++) {
+    work++;
     const token = tokens[i];
     if (!token?.word) continue;
     if (token.cap) capitalised++;
@@ -513,6 +531,7 @@ function matchesEntry(tokens: Token[], at: number, end: number, entry: Gazetteer
   const length = entry.keys.length;
   if (at + length > end) return false;
   for (let j = 0; j < length; j++) {
+    work++;
     const token = tokens[at + j];
     if (!token?.word || token.key !== entry.keys[j]) return false;
     if (entry.exact ? token.text !== entry.exact[j] : (entry.capitalised[j] || j === 0) && !token.cap)
@@ -539,6 +558,7 @@ function runLength(tokens: Token[], at: number, end: number): number {
   let hasOrgKeyword = false;
   let orgWithOf = false;
   while (j < end) {
+    work++;
     const token = tokens[j];
     if (isRunWord(token)) {
       hasOrgKeyword ||= isOrgKeyword(token);
@@ -566,6 +586,7 @@ const isConjunction = (token: Token): boolean => token.key === 'and' || token.te
 function joinedWordAfter(tokens: Token[], at: number, end: number): number {
   let j = at;
   for (let hops = 0; hops < 2 && j < end; hops++, j++) {
+    work++;
     const token = tokens[j];
     if (!token || token.cap) return -1;
     const joins =
@@ -581,7 +602,10 @@ function joinedWordAfter(tokens: Token[], at: number, end: number): number {
 /** A short tail after "and" with no organisation keyword or known name of its own. */
 function isNameTail(tokens: Token[], from: number, end: number): boolean {
   if (matchGazetteer(tokens, from, end)) return false;
-  for (let j = from; j < end && isRunWord(tokens[j]); j++) if (isOrgKeyword(tokens[j])) return false;
+  for (let j = from; j < end && isRunWord(tokens[j]); j++) {
+    work++;
+    if (isOrgKeyword(tokens[j])) return false;
+  }
   return true;
 }
 
@@ -654,6 +678,7 @@ class Collector {
 /** Extracts people, organisations and locations from English news text (see the file header for the rules). */
 export function extractEntities(text: string): ExtractedEntity[] {
   if (!text || !text.trim()) return [];
+  work = 0;
   const tokens = tokenize(text);
   const collector = new Collector();
   for (const sentence of splitSentences(tokens)) {
@@ -665,10 +690,13 @@ export function extractEntities(text: string): ExtractedEntity[] {
 function scanSentence(tokens: Token[], sentence: Sentence, out: Collector): void {
   let i = sentence.start;
   while (i < sentence.end) {
+    work++;
     const token = tokens[i];
-    const entry = token?.word ? matchGazetteer(tokens, i, sentence.end) : null;
+    // Every rule below looks at most MAX_RUN_TOKENS ahead of `i`: linear in the sentence.
+    const end = Math.min(sentence.end, i + MAX_RUN_TOKENS);
+    const entry = token?.word ? matchGazetteer(tokens, i, end) : null;
     if (sentence.headline || !token?.cap || (STOP_WORDS.has(token.key) && !entry)) {
-      if (entry && !shadowsFirstName(tokens, i, entry, sentence.end)) {
+      if (entry && !shadowsFirstName(tokens, i, entry, end)) {
         out.add(entry.name, entry.type);
         i += entry.keys.length;
       } else {
@@ -676,7 +704,7 @@ function scanSentence(tokens: Token[], sentence: Sentence, out: Collector): void
       }
       continue;
     }
-    i += classifyRun(tokens, i, sentence.end, entry, out);
+    i += classifyRun(tokens, i, end, entry, out);
   }
 }
 
@@ -778,6 +806,7 @@ function personAfterTitle(
   runEnd: number,
 ): TitledPerson | null {
   for (let t = runEnd - 2; t >= firstTitle; t--) {
+    work++;
     if (!isTitle(tokens[t]) || !isNameWord(tokens[t + 1])) continue;
     const nameEnd = personNameEnd(tokens, t + 1, runEnd);
     // "General Labour Confederation": the words after the title name an organisation.
@@ -793,6 +822,7 @@ function personAfterTitle(
 function personNameEnd(tokens: Token[], from: number, runEnd: number): number {
   let j = from;
   while (j < runEnd && j - from < MAX_PERSON_NAME_WORDS) {
+    work++;
     const token = tokens[j];
     if (!isNameParticle(token) && !isNameWord(token)) break;
     j++;
@@ -819,11 +849,13 @@ function recordPrefix(
 }
 
 function hasOrgKeyword(tokens: Token[], from: number, to: number): boolean {
+  work += Math.max(0, to - from);
   for (let j = from; j < to; j++) if (isOrgKeyword(tokens[j])) return true;
   return false;
 }
 
 function allNameWords(tokens: Token[], from: number, to: number): boolean {
+  work += Math.max(0, to - from);
   for (let j = from; j < to; j++) if (!isNameWord(tokens[j]) && !isNameParticle(tokens[j])) return false;
   return true;
 }
@@ -834,6 +866,7 @@ function placeKeywordMatch(tokens: Token[], at: number, runEnd: number): boolean
 
 /** "Governor of the Central Bank" → "Central Bank"; "General Labour Confederation" keeps its first word. */
 function trimLeadingTitles(tokens: Token[], at: number, runEnd: number): number {
+  work += Math.max(0, runEnd - at);
   let j = at;
   while (j < runEnd - 1 && isTitle(tokens[j])) j++;
   if (j === at || tokens[j]?.cap) return at;

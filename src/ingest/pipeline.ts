@@ -5,7 +5,7 @@ import type { FieldError } from '../http/problem';
 import { regionOf } from '../vocab';
 import { foldSignals } from './aggregates';
 import { ANOMALY_RULE, isAnomalous } from './anomaly';
-import { extractEntities } from './entities';
+import { extractEntities, type ExtractedEntity } from './entities';
 import { fallbackTitle, validateItem, type IngestItem } from './validate';
 
 export interface IngestResult {
@@ -17,6 +17,9 @@ export interface IngestResult {
 
 const CHUNK = 500;
 
+/** Most items one ingest request may carry (README, "Ingest"); larger batches answer 413. */
+export const MAX_INGEST_ITEMS = 5000;
+
 function chunks<T>(items: T[], size = CHUNK): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
@@ -26,7 +29,9 @@ function chunks<T>(items: T[], size = CHUNK): T[][] {
 /**
  * Ingests a batch: validates each item (a bad one never blocks the good ones), de-dupes on
  * `source_url`, derives region and entities, flags anomalies, and writes everything in one
- * transaction, so nothing half-written stays.
+ * transaction, so nothing half-written stays. Entities are extracted before the transaction
+ * opens, so CPU work never holds it (and the webhook dispatcher, which reads below the oldest
+ * open transaction) back.
  */
 export async function ingestSignals(db: Database, rawItems: unknown[]): Promise<IngestResult> {
   const result: IngestResult = { accepted: 0, duplicates: 0, rejected: 0, errors: [] };
@@ -45,11 +50,13 @@ export async function ingestSignals(db: Database, rawItems: unknown[]): Promise<
     }
   });
   if (items.length === 0) return result;
+  const extracted = new Map(
+    items.map((item) => [item.source_url, extractEntities(`${item.title ?? ''}\n${item.content_display}`)]),
+  );
 
   const inserted = await db.transaction(async (tx) => {
     const sourceIds = await upsertSources(tx as unknown as Database, items);
     const ids: string[] = [];
-    const byUrl = new Map(items.map((item) => [item.source_url, item]));
     for (const part of chunks(items)) {
       const rows = await tx
         .insert(signals)
@@ -59,7 +66,7 @@ export async function ingestSignals(db: Database, rawItems: unknown[]): Promise<
       for (const row of rows) ids.push(row.id);
       await linkEntities(
         tx as unknown as Database,
-        rows.map((row) => ({ id: row.id, item: byUrl.get(row.sourceUrl)! })),
+        rows.map((row) => ({ id: row.id, entities: extracted.get(row.sourceUrl)! })),
       );
     }
     if (ids.length > 0) {
@@ -96,9 +103,35 @@ function signalRow(item: IngestItem, sourceId: string): typeof signals.$inferIns
   };
 }
 
-/** Creates unknown sources (tier `discovered` unless given) and returns ids by name. */
+/**
+ * One source per name across a batch: each of url, tier and language is the first value any
+ * item gave, so an item that names the source without them never erases what another gave.
+ */
+export function batchSources(items: IngestItem[]): Map<string, IngestItem['source']> {
+  const byName = new Map<string, IngestItem['source']>();
+  for (const { source } of items) {
+    const known = byName.get(source.name);
+    byName.set(
+      source.name,
+      known
+        ? {
+            name: known.name,
+            url: known.url ?? source.url,
+            tier: known.tier ?? source.tier,
+            language: known.language ?? source.language,
+          }
+        : source,
+    );
+  }
+  return byName;
+}
+
+/**
+ * Creates unknown sources (tier `discovered` unless given) and returns ids by name. A source
+ * that exists keeps its tier; a missing url or language is filled in, never overwritten.
+ */
 async function upsertSources(db: Database, items: IngestItem[]): Promise<Map<string, string>> {
-  const byName = new Map(items.map((item) => [item.source.name, item.source]));
+  const byName = batchSources(items);
   const ids = new Map<string, string>();
   // Upserts lock rows in the order given; one global order (by name) keeps concurrent ingests
   // that share sources from deadlocking each other.
@@ -116,8 +149,11 @@ async function upsertSources(db: Database, items: IngestItem[]): Promise<Map<str
       )
       .onConflictDoUpdate({
         target: sources.name,
-        // A no-op update so RETURNING also yields the ids of sources that already exist.
-        set: { url: sql`coalesce(${sources.url}, excluded.url)` },
+        // Fills gaps only, and makes RETURNING also yield the ids of sources that already exist.
+        set: {
+          url: sql`coalesce(${sources.url}, excluded.url)`,
+          language: sql`coalesce(${sources.language}, excluded.language)`,
+        },
       })
       .returning({ id: sources.id, name: sources.name });
     for (const row of rows) ids.set(row.name, row.id);
@@ -125,12 +161,8 @@ async function upsertSources(db: Database, items: IngestItem[]): Promise<Map<str
   return ids;
 }
 
-/** Extracts entities from each new signal and links them. */
-async function linkEntities(db: Database, created: { id: string; item: IngestItem }[]) {
-  const found = created.map(({ id, item }) => ({
-    id,
-    entities: extractEntities(`${item.title ?? ''}\n${item.content_display}`),
-  }));
+/** Links each new signal to the entities extracted from it (before the transaction). */
+async function linkEntities(db: Database, found: { id: string; entities: ExtractedEntity[] }[]) {
   const distinct = new Map<string, { name: string; type: string; normalized: string }>();
   for (const { entities: list } of found) {
     for (const e of list) {

@@ -6,6 +6,7 @@ import { accounts, apiKeys } from '../db/schema';
 import type { KeyTier } from '../vocab';
 import { forgetKeys, REVOKED_FLAG_TTL_SECONDS, revokedFlag } from './cache';
 import { generateKey, hashKey, keyPrefix } from './key';
+import { deleteRevokedKeysWebhooks } from '../webhooks/service';
 
 /** Active keys an account may hold at once (DESIGN §3). */
 export const MAX_ACTIVE_KEYS = 10;
@@ -123,24 +124,54 @@ export async function setAccountTier(db: Database, email: string, tier: KeyTier)
 }
 
 /**
+ * Keys an account may add in any rolling 24 hours (its first key, from signup or an operator,
+ * not counted). With at most MAX_ACTIVE_KEYS active at once, this bounds what revoking and
+ * re-creating keys can add to the account's hourly budget (README, "Rate limits").
+ */
+export const MAX_NEW_KEYS_PER_DAY = 10;
+
+export type AccountKeyOutcome =
+  | { issued: IssuedKey }
+  | { refused: 'active_limit' }
+  | { refused: 'daily_limit'; retryAfterSeconds: number }
+  | { refused: 'no_account' };
+
+/**
  * Another key on an existing account, with the account's tier. The account row is locked
- * while its active keys are counted, so concurrent requests can never pass the maximum.
- * Null when the account already has MAX_ACTIVE_KEYS active keys.
+ * while its keys are counted, so concurrent requests can never pass either maximum: at most
+ * MAX_ACTIVE_KEYS active, and at most MAX_NEW_KEYS_PER_DAY added in the last 24 hours
+ * (revoked ones included, so revoking does not give the allowance back).
  */
 export async function issueAccountKey(
   db: Database,
   accountId: string,
   name: string | null,
-): Promise<IssuedKey | null> {
-  return db.transaction(async (tx) => {
+): Promise<AccountKeyOutcome> {
+  return db.transaction(async (tx): Promise<AccountKeyOutcome> => {
     const [account] = await tx
       .select({ tier: accounts.tier })
       .from(accounts)
       .where(eq(accounts.id, accountId))
       .for('update');
-    if (!account) return null;
-    if ((await activeKeyCount(tx, accountId)) >= MAX_ACTIVE_KEYS) return null;
-    return issueKey(tx, accountId, account.tier as KeyTier, name);
+    if (!account) return { refused: 'no_account' };
+    if ((await activeKeyCount(tx, accountId)) >= MAX_ACTIVE_KEYS) return { refused: 'active_limit' };
+    const [recent] = await tx
+      .select({
+        n: sql<number>`count(*)::int`,
+        retry: sql<number>`ceil(extract(epoch from min(${apiKeys.createdAt}) + interval '24 hours' - now()))::int`,
+      })
+      .from(apiKeys)
+      .where(
+        and(
+          eq(apiKeys.accountId, accountId),
+          sql`${apiKeys.createdAt} > now() - interval '24 hours'`,
+          sql`${apiKeys.id} <> (select k.id from api_keys k where k.account_id = ${accountId} order by k.created_at, k.id limit 1)`,
+        ),
+      );
+    if ((recent?.n ?? 0) >= MAX_NEW_KEYS_PER_DAY) {
+      return { refused: 'daily_limit', retryAfterSeconds: Math.max(1, recent?.retry ?? 1) };
+    }
+    return { issued: await issueKey(tx, accountId, account.tier as KeyTier, name) };
   });
 }
 
@@ -177,15 +208,20 @@ export async function listAccountKeys(db: Database, accountId: string): Promise<
 }
 
 /**
- * Revokes `keyId` if it belongs to `accountId` (already revoked stays as it was); false when
- * the account has no such key. Drops the key from this process's cache.
+ * Revokes `keyId` if it belongs to `accountId` (already revoked stays as it was) and deletes
+ * the webhooks of the account's revoked keys in the same transaction, so they stop at once;
+ * false when the account has no such key. Drops the key from this process's cache.
  */
 export async function revokeAccountKey(db: Database, accountId: string, keyId: string): Promise<boolean> {
-  const rows = await db
-    .update(apiKeys)
-    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
-    .returning({ id: apiKeys.id });
+  const rows = await db.transaction(async (tx) => {
+    const revoked = await tx
+      .update(apiKeys)
+      .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
+      .returning({ id: apiKeys.id });
+    if (revoked.length > 0) await deleteRevokedKeysWebhooks(tx, accountId);
+    return revoked;
+  });
   forgetKeys((record) => record.keyId === keyId);
   return rows.length > 0;
 }

@@ -3,7 +3,7 @@ import { requireAdmin } from '../http/admin';
 import { jsonBody } from '../http/body';
 import { createRouter, errors } from '../http/openapi';
 import { ApiError, invalidRequest } from '../http/problem';
-import { ingestSignals } from '../ingest/pipeline';
+import { ingestSignals, MAX_INGEST_ITEMS } from '../ingest/pipeline';
 import { email, IssuedKeySchema, keyName } from '../keys/schemas';
 import { issueKeyForEmail, setAccountTier } from '../keys/service';
 import { KEY_TIERS } from '../vocab';
@@ -31,7 +31,7 @@ const ingestRoute = createRoute({
   tags: ['Admin'],
   summary: 'Ingest signals',
   description:
-    'A JSON array (`application/json`) or NDJSON (`application/x-ndjson`) of signals, up to 10 MiB. Each item is validated on its own; duplicates (same `source_url`) are skipped; the accepted ones are written in one transaction.',
+    'A JSON array (`application/json`) or NDJSON (`application/x-ndjson`) of signals, up to 10 MiB and 5,000 items (413 `payload_too_large` past either). Each item is validated on its own; duplicates (same `source_url`) are skipped; the accepted ones are written in one transaction.',
   security: adminSecurity,
   middleware: [requireAdmin, jsonBody(INGEST_LIMIT, ['application/json', 'application/x-ndjson'])] as const,
   request: {
@@ -134,6 +134,13 @@ export const adminRoutes = createRouter()
   .openapi(ingestRoute, async (c) => {
     const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     const items = parseBody(type, await c.req.text());
+    if (items.length > MAX_INGEST_ITEMS) {
+      throw new ApiError(
+        413,
+        'payload_too_large',
+        `At most ${MAX_INGEST_ITEMS} items per request (got ${items.length}); send them in several requests.`,
+      );
+    }
     return c.json(await ingestSignals(c.env.deps.db, items), 200);
   })
   .openapi(keyRoute, async (c) => {

@@ -7,7 +7,15 @@ import { createRouter, errors, security } from '../http/openapi';
 import { ApiError, invalidRequest, notFound } from '../http/problem';
 import { applyLimit, countHit, keyRule, RULES } from '../http/ratelimit';
 import { email, IssuedKeySchema, KeyRecordSchema, keyName } from '../keys/schemas';
-import { issueAccountKey, listAccountKeys, revokeKey, signUp, type AccountKey } from '../keys/service';
+import {
+  issueAccountKey,
+  listAccountKeys,
+  MAX_ACTIVE_KEYS,
+  MAX_NEW_KEYS_PER_DAY,
+  revokeKey,
+  signUp,
+  type AccountKey,
+} from '../keys/service';
 import { flushUsage } from '../keys/usage';
 import { STORE_TIMEOUT_MS, withDeadline } from '../store/deadline';
 
@@ -17,7 +25,7 @@ const createKeyRoute = createRoute({
   tags: ['Keys'],
   summary: 'Sign up, or add a key to your account',
   description:
-    'Without an API key: `{ email, name? }` creates a free-tier account and its first key; an email that already has an account gets 409 `account_exists`; at most 5 signups per hour per IP. With an API key: `{ name? }` adds another key to the calling account, on its tier; an account holds at most 10 active keys (409 `key_limit_reached`). The raw key is in this response only. Unknown fields (such as `tier`) are a 400.',
+    'Without an API key: `{ email, name? }` creates a free-tier account and its first key; an email that already has an account gets 409 `account_exists`; at most 5 signups per hour per IP. With an API key: `{ name? }` adds another key to the calling account, on its tier; an account holds at most 10 active keys (409 `key_limit_reached`) and may add at most 10 keys in any rolling 24 hours, revoked ones included (429 `rate_limited` with `Retry-After`). The raw key is in this response only. Unknown fields (such as `tier`) are a 400.',
   security: [...security, {}],
   middleware: [access('public'), jsonBody()] as const,
   request: {
@@ -68,7 +76,7 @@ const revokeKeyRoute = createRoute({
   tags: ['Keys'],
   summary: 'Revoke a key',
   description:
-    'Revokes another key of the calling account; it is refused from its very next request. The key you authenticate with cannot revoke itself (409 `cannot_revoke_current_key`); a key of another account is 404. Revoking an already revoked key is a 204 again.',
+    'Revokes another key of the calling account; it is refused from its very next request, and its webhooks are deleted with it (with their delivery logs), so nothing is delivered for it any more. The key you authenticate with cannot revoke itself (409 `cannot_revoke_current_key`); a key of another account is 404. Revoking an already revoked key is a 204 again.',
   security,
   middleware: [access('key')] as const,
   request: {
@@ -132,15 +140,31 @@ export const keyRoutes = createRouter()
           { path: 'email', message: 'not accepted with an API key: the new key joins the calling account' },
         ]);
       }
-      const issued = await issueAccountKey(db, caller.accountId, body.name ?? null);
-      if (!issued) {
+      const outcome = await issueAccountKey(db, caller.accountId, body.name ?? null);
+      if ('issued' in outcome) return c.json(outcome.issued, 201);
+      if (outcome.refused === 'daily_limit') {
+        const reset = Math.ceil(c.env.deps.now().getTime() / 1000) + outcome.retryAfterSeconds;
         throw new ApiError(
-          409,
-          'key_limit_reached',
-          'This account already has 10 active keys; revoke one first.',
+          429,
+          'rate_limited',
+          `An account may add at most ${MAX_NEW_KEYS_PER_DAY} keys in 24 hours; retry in ${outcome.retryAfterSeconds} s.`,
+          undefined,
+          {
+            'Retry-After': String(outcome.retryAfterSeconds),
+            'X-RateLimit-Limit': String(MAX_NEW_KEYS_PER_DAY),
+            'X-RateLimit-Remaining': '0',
+            'X-RateLimit-Reset': String(reset),
+          },
         );
       }
-      return c.json(issued, 201);
+      if (outcome.refused === 'no_account') {
+        throw new ApiError(401, 'invalid_api_key', 'The API key is unknown, malformed or revoked.');
+      }
+      throw new ApiError(
+        409,
+        'key_limit_reached',
+        `This account already has ${MAX_ACTIVE_KEYS} active keys; revoke one first.`,
+      );
     }
     applyLimit(c, 'public', await countHit(c, RULES.signup, clientIp(c)));
     if (body.email === undefined) throw invalidRequest([{ path: 'email', message: 'Required' }]);

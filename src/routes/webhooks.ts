@@ -16,8 +16,10 @@ import {
   WebhookSchema,
 } from '../webhooks/schemas';
 import {
+  AccountWebhookLimit,
   createWebhook,
   deleteWebhook,
+  KeyRevoked,
   findWebhook,
   listWebhooks,
   recentDeliveries,
@@ -59,7 +61,7 @@ const createWebhookRoute = createRoute({
   path: '/api/v1/webhooks',
   tags,
   summary: 'Register a webhook',
-  description: `At most ${WEBHOOK_LIMIT} per key (409 \`webhook_limit_reached\`). The webhook receives signals ingested after it was registered, batched every 5 minutes. With a \`secret\`, deliveries are signed (\`X-Service-Signature-256\` and Standard Webhooks headers).`,
+  description: `At most ${WEBHOOK_LIMIT} per key, and ${WEBHOOK_LIMIT} per active key across the account (409 \`webhook_limit_reached\`); revoking a key deletes its webhooks. The webhook receives signals ingested after it was registered, batched every 5 minutes. With a \`secret\`, deliveries are signed (\`X-Service-Signature-256\` and Standard Webhooks headers).`,
   security,
   middleware: [access('key'), jsonBody()] as const,
   request: {
@@ -190,6 +192,16 @@ export const webhookRoutes = createRouter()
       );
     } catch (error) {
       if (error instanceof MissingEncryptionKey) throw secretsUnavailable();
+      if (error instanceof AccountWebhookLimit) {
+        throw new ApiError(
+          409,
+          'webhook_limit_reached',
+          `This account's keys hold ${error.held} webhooks; an account may hold at most ${WEBHOOK_LIMIT} per active key (${error.limit} now). Delete one first.`,
+        );
+      }
+      if (error instanceof KeyRevoked) {
+        throw new ApiError(401, 'invalid_api_key', 'The API key is unknown, malformed or revoked.');
+      }
       throw error;
     }
     if (!row) {

@@ -85,7 +85,7 @@ export async function dispatchWebhooks(
 /** Long enough for 10 deliveries that each time out, so a live run never loses its claim. */
 const LEASE_MS = 5 * MINUTE;
 
-/** Leases up to `limit` due, active webhooks; rows another run holds are skipped, not waited for. */
+/** Leases up to `limit` due, active webhooks of active keys; rows another run holds are skipped, not waited for. */
 async function claimDue(db: Database, now: Date, limit: number, exclude: string[]): Promise<WebhookRow[]> {
   const due = db
     .select({ id: webhooks.id })
@@ -96,6 +96,9 @@ async function claimDue(db: Database, now: Date, limit: number, exclude: string[
         sql`${webhooks.active}`,
         lte(webhooks.nextAttemptAt, now),
         or(isNull(webhooks.leaseUntil), lte(webhooks.leaseUntil, now)),
+        // A revoked key's webhooks are deleted with the revocation; this holds even for one
+        // revoked another way (by hand in the database, or before that rule existed).
+        sql`exists (select 1 from api_keys k where k.id = ${webhooks.keyId} and k.revoked_at is null)`,
         exclude.length ? notInArray(webhooks.id, exclude) : undefined,
       ),
     )

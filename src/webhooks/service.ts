@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Database } from '../db/client';
-import { apiKeys, webhookDeliveries, webhooks } from '../db/schema';
+import { accounts, apiKeys, webhookDeliveries, webhooks } from '../db/schema';
 import type { Layer, Valence } from '../vocab';
 import { encryptSecret } from './crypto';
 import { WEBHOOK_LIMIT, type CreateWebhook, type UpdateWebhook, type WebhookJson } from './schemas';
@@ -44,8 +44,33 @@ export async function findWebhook(db: Database, keyId: string, id: string): Prom
 }
 
 /**
- * Registers a webhook; null when the key already has the maximum. The key's row is locked
- * for the count and insert, so concurrent creates cannot pass the limit together.
+ * Thrown by `createWebhook` when the account already holds `WEBHOOK_LIMIT` webhooks per active
+ * key across all its keys (revoked keys' webhooks are deleted at revocation, so this only binds
+ * on rows a revocation could not clean up, e.g. keys revoked before that rule existed).
+ */
+export class AccountWebhookLimit extends Error {
+  constructor(
+    readonly limit: number,
+    readonly held: number,
+  ) {
+    super(`account webhook limit ${limit} reached (${held} held)`);
+    this.name = 'AccountWebhookLimit';
+  }
+}
+
+/** Thrown by `createWebhook` when the key was revoked while the request was on its way. */
+export class KeyRevoked extends Error {
+  constructor() {
+    super('the key is revoked');
+    this.name = 'KeyRevoked';
+  }
+}
+
+/**
+ * Registers a webhook; null when the key already has the maximum. The account's and the key's
+ * rows are locked for the counts and insert, so concurrent creates cannot pass a limit together,
+ * and a revocation (which updates the key's row) either commits first and is seen here, or waits.
+ * Beyond the spec's 5 per key, the account as a whole may hold at most 5 per active key.
  */
 export async function createWebhook(
   db: Database,
@@ -57,12 +82,33 @@ export async function createWebhook(
   const id = crypto.randomUUID();
   const secretCiphertext = input.secret ? await encryptSecret(input.secret, encryptionKey, id) : null;
   return db.transaction(async (tx) => {
-    await tx.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.id, keyId)).for('update');
+    const [owner] = await tx
+      .select({ accountId: apiKeys.accountId })
+      .from(apiKeys)
+      .where(eq(apiKeys.id, keyId));
+    if (!owner) throw new KeyRevoked();
+    await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, owner.accountId)).for('update');
+    const [key] = await tx
+      .select({ revokedAt: apiKeys.revokedAt })
+      .from(apiKeys)
+      .where(eq(apiKeys.id, keyId))
+      .for('update');
+    if (!key || key.revokedAt) throw new KeyRevoked();
     const [count] = await tx
       .select({ n: sql<number>`count(*)::int` })
       .from(webhooks)
       .where(eq(webhooks.keyId, keyId));
     if ((count?.n ?? 0) >= WEBHOOK_LIMIT) return null;
+    const [account] = await tx
+      .select({
+        held: sql<number>`count(${webhooks.id})::int`,
+        activeKeys: sql<number>`(count(distinct ${apiKeys.id}) filter (where ${apiKeys.revokedAt} is null))::int`,
+      })
+      .from(apiKeys)
+      .leftJoin(webhooks, eq(webhooks.keyId, apiKeys.id))
+      .where(eq(apiKeys.accountId, owner.accountId));
+    const accountLimit = WEBHOOK_LIMIT * (account?.activeKeys ?? 0);
+    if ((account?.held ?? 0) >= accountLimit) throw new AccountWebhookLimit(accountLimit, account?.held ?? 0);
     const [row] = await tx
       .insert(webhooks)
       .values({
@@ -79,6 +125,24 @@ export async function createWebhook(
       .returning();
     return row!;
   });
+}
+
+/**
+ * Deletes every webhook (and, by cascade, its delivery log) of the account's revoked keys: run
+ * in the revocation's transaction, so a revoked key's webhooks stop with it and no webhook is
+ * left that nobody can manage. Also sweeps up any left from before this rule.
+ */
+export async function deleteRevokedKeysWebhooks(
+  db: Pick<Database, 'delete'>,
+  accountId: string,
+): Promise<number> {
+  const rows = await db
+    .delete(webhooks)
+    .where(
+      sql`${webhooks.keyId} in (select k.id from api_keys k where k.account_id = ${accountId} and k.revoked_at is not null)`,
+    )
+    .returning({ id: webhooks.id });
+  return rows.length;
 }
 
 /**

@@ -89,7 +89,7 @@ describe.each(storeKinds())('rate limits on the $name store', (kind) => {
 
     const { app: proxied } = await freshApp({ TRUST_PROXY: true });
     const first = await proxied.fetch('/api/v1/health', {
-      headers: { 'X-Forwarded-For': '198.51.100.7, 10.0.0.1' },
+      headers: { 'X-Forwarded-For': '10.0.0.1, 198.51.100.7' },
     });
     const again = await proxied.fetch('/api/v1/health', { headers: { 'X-Forwarded-For': '198.51.100.7' } });
     const other = await proxied.fetch('/api/v1/health', { headers: { 'X-Forwarded-For': '198.51.100.8' } });

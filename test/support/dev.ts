@@ -16,6 +16,7 @@ import { postgresDatabase } from '../../src/db/node';
 import { seedDemo } from '../../src/ingest/seed';
 import { startNeonBridge } from './neon-bridge';
 import { startUpstashBridge } from './upstash-bridge';
+import { buildDocsAssets } from '../../src/docs-assets';
 
 const databaseUrl = process.env.DEV_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/signal_dev';
 const redisUrl = process.env.DEV_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -61,6 +62,7 @@ console.log(`admin token: ${adminToken}`);
 console.log(`make a key: curl -X POST -H 'Authorization: Bearer ${adminToken}' -H 'Content-Type: application/json' \\
   -d '{"email":"you@example.org","tier":"pro"}' http://localhost:${port}/api/v1/admin/keys`);
 
+buildDocsAssets(); // the docs page's script, served as a static asset
 const worker = spawn(
   'npx',
   ['wrangler', 'dev', '--port', port, ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`])],

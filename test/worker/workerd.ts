@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Miniflare } from 'miniflare';
+import { ASSETS_DIR, buildDocsAssets } from '../../src/docs-assets';
 
 export interface WorkerdInstance {
   url: string;
@@ -21,6 +22,7 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 /** Builds the Worker of wrangler env `env` ('' = the API Worker) into a fresh directory. */
 export function buildWorker(env = ''): { dir: string; main: string } {
   const dir = mkdtempSync(join(tmpdir(), 'workerd-'));
+  buildDocsAssets(join(ROOT, ASSETS_DIR)); // wrangler.toml's [assets] directory must exist
   execFileSync('npx', ['wrangler', 'deploy', '--dry-run', `--env=${env}`, '--outdir', dir], {
     cwd: ROOT,
     env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },

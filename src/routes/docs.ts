@@ -1,0 +1,66 @@
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../deps';
+import { access } from '../http/auth';
+import { createRouter } from '../http/openapi';
+
+/**
+ * The interactive docs page, working with no internet and no third-party script: the API
+ * reference UI (@scalar/api-reference's standalone bundle, pinned by package-lock) is served by
+ * the service itself at DOCS_SCRIPT_PATH — by the Node server from node_modules
+ * (src/node-runtime.ts), and on Workers as a static asset copied into dist/assets at build
+ * (src/docs-assets.ts). The page is configured by data attributes, so it needs no inline script
+ * and its CSP allows scripts from its own origin only.
+ */
+export const DOCS_PATH = '/api/v1/docs';
+export const DOCS_SCRIPT_PATH = '/api/v1/docs/scalar.js';
+/** Where the bundle is in @scalar/api-reference, relative to its dist/index.js. */
+export const SCALAR_STANDALONE = 'browser/standalone.js';
+/** The script changes only with the package version: a day's cache is safe. */
+export const DOCS_SCRIPT_CACHE = 'public, max-age=86400';
+
+const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+function docsHtml(openApiPath: string): string {
+  const configuration = JSON.stringify({ url: openApiPath, withDefaultFonts: false }).replaceAll(
+    '"',
+    '&quot;',
+  );
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <title>Signal Intelligence API</title>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+  </head>
+  <body>
+    <script id="api-reference" type="application/json" data-url="${openApiPath}" data-configuration="${configuration}"></script>
+    <script src="${DOCS_SCRIPT_PATH}"></script>
+  </body>
+</html>
+`;
+}
+
+/**
+ * `GET /api/v1/docs`: the page, or the OpenAPI document itself for `Accept: application/json`.
+ * Rate-limited like every public read (`access('public')`).
+ */
+export function docsRoutes(openApiPath: string, document: () => unknown) {
+  const page = docsHtml(openApiPath);
+  const handler: MiddlewareHandler<AppEnv> = async (c) => {
+    if ((c.req.header('accept') ?? '').includes('application/json')) return c.json(document(), 200);
+    c.header('Content-Security-Policy', DOCS_CSP);
+    c.header('Cache-Control', 'public, max-age=300');
+    return c.html(page, 200);
+  };
+  return createRouter().get(DOCS_PATH, access('public'), handler);
+}
