@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Miniflare } from 'miniflare';
+import { contractFetch } from '../support/contract';
 
 export interface WorkerdInstance {
   url: string;
@@ -61,7 +62,10 @@ export async function startWorkerd(
   const url = (await mf.ready).toString().replace(/\/$/, '');
   return {
     url,
-    fetch: (path, init) => fetch(`${url}${path}`, init),
+    // The API Worker's responses are checked against the OpenAPI document like the Node server's.
+    fetch: options.env
+      ? (path, init) => fetch(`${url}${path}`, init)
+      : contractFetch(url, (path, init) => fetch(`${url}${path}`, init)),
     scheduled: async (cron = '*/5 * * * *') => (await mf.getWorker()).scheduled({ cron }),
     async close() {
       await mf.dispose();
