@@ -5351,7 +5351,7 @@ export interface operations {
                     "application/json": components["schemas"]["JsonRpcMessage"] | components["schemas"]["JsonRpcMessage"][];
                 };
             };
-            /** @description A notification or response was accepted; nothing to answer. */
+            /** @description A notification or response was accepted; nothing to answer (the body is JSON `null`). */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5362,7 +5362,9 @@ export interface operations {
                     "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": null;
+                };
             };
             /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
             400: {
