@@ -1,4 +1,34 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Reporter } from 'vitest/reporters';
 import { defineConfig } from 'vitest/config';
+
+// Where each test file leaves the count of responses it checked against the OpenAPI document
+// (test/support/contract.ts); the workers inherit it, the reporter below adds them up.
+const contractDir = (process.env.CONTRACT_REPORT_DIR ??= mkdtempSync(join(tmpdir(), 'contract-')));
+
+/** Prints how many responses were validated against the document, before vitest's summary. */
+const contractReporter: Reporter = {
+  onTestRunEnd() {
+    type Stats = { validated: number; preflights: number; mismatches: string[] };
+    let files: Stats[] = [];
+    try {
+      files = readdirSync(contractDir).map((name) =>
+        JSON.parse(readFileSync(join(contractDir, name), 'utf8')),
+      );
+      rmSync(contractDir, { recursive: true, force: true });
+    } catch {
+      // no test file sent a request
+    }
+    const sum = (pick: (f: Stats) => number) => files.reduce((total, f) => total + pick(f), 0);
+    console.log(
+      `\n OpenAPI contract: ${sum((f) => f.validated)} responses validated against the document ` +
+        `in ${files.length} test files, ${sum((f) => f.mismatches.length)} mismatched ` +
+        `(${sum((f) => f.preflights)} CORS preflights are outside it).`,
+    );
+  },
+};
 
 export default defineConfig({
   test: {
@@ -6,5 +36,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    setupFiles: ['test/support/contract-setup.ts'],
+    reporters: [contractReporter, 'default'],
   },
 });

@@ -12,44 +12,7 @@ export interface paths {
          * Health
          * @description Checks the database (and reports the store). 503 when the database is unreachable.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Healthy. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Health"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -69,44 +32,7 @@ export interface paths {
          * Data freshness
          * @description Latest ingest and publication times, ingest lag, and sources silent for 48 hours or more.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Freshness of the data. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Freshness"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getFreshness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -126,95 +52,7 @@ export interface paths {
          * List signals
          * @description Signals ordered by significance score (desc), then publication time (desc), then id, so pages are stable; with `updated_since`, by change time then id. Page with `cursor` (`pagination.next_cursor`) to any depth.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Comma-separated threat layers. */
-                    layers?: string;
-                    /** @description Minimum significance score, 0–10. */
-                    min_score?: string;
-                    region?: "Europe" | "Middle East" | "South Asia" | "Asia-Pacific" | "Sub-Saharan Africa" | "North America" | "Latin America";
-                    /** @description ISO 3166-1 alpha-2 code. */
-                    country?: string;
-                    /** @description Partial, case-insensitive match on the city name. */
-                    city?: string;
-                    /** @description Only signals published at or after this time. */
-                    start?: string;
-                    /** @description Only signals published at or before this time. */
-                    end?: string;
-                    /** @description Full-text search in websearch syntax: words are ANDed, `OR`, `"phrases"` and `-exclusions` work. */
-                    search?: string;
-                    valence?: "crisis" | "update" | "resolution";
-                    /** @description `minLat,minLng,maxLat,maxLng`: only signals with coordinates inside the box. */
-                    bbox?: string;
-                    /** @description `true`: only anomalous signals; `false`: only the others. */
-                    anomaly?: "true" | "false";
-                    /** @description Sync: only signals changed (ingested, revised or retracted) at or after this time, oldest change first (then id), retracted ones included with `retracted_at`. Page with `cursor`. */
-                    updated_since?: string;
-                    /** @description Page size, 1–100. */
-                    limit?: number;
-                    /** @description Rows to skip, 0–10,000 (default 0). Page deeper with `cursor`. */
-                    offset?: number;
-                    /** @description `pagination.next_cursor` of the previous page, with the same filters; not with `offset`. */
-                    cursor?: string;
-                    /** @description `json` (default), `csv` (RFC 4180, every field) or `geojson` (an RFC 7946 FeatureCollection, `application/geo+json`). */
-                    format?: "json" | "csv" | "geojson";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of signals (JSON), or every field as CSV with `format=csv`. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["SignalPage"];
-                        "text/csv": string;
-                        "application/geo+json": components["schemas"]["SignalFeatureCollection"];
-                    };
-                };
-                /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getSignals"];
         put?: never;
         post?: never;
         delete?: never;
@@ -234,73 +72,7 @@ export interface paths {
          * Get one signal
          * @description Full detail of one signal, with extracted entities and source metadata.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The signal. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["SignalDetail"];
-                    };
-                };
-                /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (`not_found`). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getSignalsById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -320,154 +92,13 @@ export interface paths {
          * List the account's keys
          * @description Every key of the calling account, revoked ones included, with usage. Never the raw key or its hash.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The keys of the account, oldest first. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["KeyList"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getKeys"];
         put?: never;
         /**
          * Sign up, or add a key to your account
          * @description Without an API key: `{ email, name? }` creates a free-tier account and its first key; an email that already has an account gets 409 `account_exists`; at most 5 signups per hour per IP. With an API key: `{ name? }` adds another key to the calling account, on its tier; an account holds at most 10 active keys (409 `key_limit_reached`) and may add at most 10 keys in any rolling 24 hours, revoked ones included (429 `rate_limited` with `Retry-After`). The raw key is in this response only. Unknown fields (such as `tier`) are a 400.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: email
-                         * @description Signup only: the new account’s email.
-                         * @example analyst@example.org
-                         */
-                        email?: string;
-                        /** @example production */
-                        name?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description The new key. */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["IssuedKey"];
-                    };
-                };
-                /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Conflict with the current state. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body too large (`payload_too_large`). */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body is not JSON (`unsupported_media_type`). */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["postKeys"];
         delete?: never;
         options?: never;
         head?: never;
@@ -488,80 +119,7 @@ export interface paths {
          * Revoke a key
          * @description Revokes another key of the calling account; it is refused from its very next request, and its webhooks are deleted with it (with their delivery logs), so nothing is delivered for it any more. The key you authenticate with cannot revoke itself (409 `cannot_revoke_current_key`); a key of another account is 404. Revoking an already revoked key is a 204 again.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Revoked; no body. */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (`not_found`). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Conflict with the current state. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteKeysById"];
         options?: never;
         head?: never;
         patch?: never;
@@ -580,85 +138,7 @@ export interface paths {
          * Ingest signals
          * @description A JSON array (`application/json`) or NDJSON (`application/x-ndjson`) of signals, up to 10 MiB and 5,000 items (413 `payload_too_large` past either). Each item is validated on its own; duplicates (same `source_url`) are skipped; the accepted ones are written in one transaction.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>[];
-                    "application/x-ndjson": string;
-                };
-            };
-            responses: {
-                /** @description What was accepted, skipped and rejected. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["IngestResult"];
-                    };
-                };
-                /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (`not_found`). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body too large (`payload_too_large`). */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body is not JSON (`unsupported_media_type`). */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["postAdminSignals"];
         delete?: never;
         options?: never;
         head?: never;
@@ -678,94 +158,7 @@ export interface paths {
          * Issue a key of any tier
          * @description Creates the account when the email is new; an existing account takes the given tier.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: email
-                         * @example analyst@example.org
-                         */
-                        email: string;
-                        /** @example production */
-                        name?: string;
-                        /** @enum {string} */
-                        tier: "free" | "pro";
-                    };
-                };
-            };
-            responses: {
-                /** @description The new key (shown once). */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["IssuedKey"];
-                    };
-                };
-                /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (`not_found`). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body too large (`payload_too_large`). */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body is not JSON (`unsupported_media_type`). */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["postAdminKeys"];
         delete?: never;
         options?: never;
         head?: never;
@@ -786,93 +179,7 @@ export interface paths {
         options?: never;
         head?: never;
         /** Change an account's tier */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    email: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        tier: "free" | "pro";
-                    };
-                };
-            };
-            responses: {
-                /** @description The account and its new tier. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            email: string;
-                            /** @enum {string} */
-                            tier: "free" | "pro";
-                        };
-                    };
-                };
-                /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (`not_found`). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body too large (`payload_too_large`). */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body is not JSON (`unsupported_media_type`). */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        patch: operations["patchAdminAccountsByEmail"];
         trace?: never;
     };
     "/api/v1/webhooks": {
@@ -883,147 +190,13 @@ export interface paths {
             cookie?: never;
         };
         /** List the key's webhooks */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Webhooks registered to the calling key. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Webhook"][];
-                        };
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getWebhooks"];
         put?: never;
         /**
          * Register a webhook
          * @description At most 5 per key, and 5 per active key across the account (409 `webhook_limit_reached`); revoking a key deletes its webhooks. The webhook receives signals ingested after it was registered, batched every 5 minutes. With a `secret`, deliveries are signed (`X-Service-Signature-256` and Standard Webhooks headers).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CreateWebhook"];
-                };
-            };
-            responses: {
-                /** @description The new webhook (the secret is never returned). */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Webhook"];
-                    };
-                };
-                /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Conflict with the current state. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body too large (`payload_too_large`). */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body is not JSON (`unsupported_media_type`). */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["postWebhooks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1043,161 +216,9 @@ export interface paths {
          * Update a webhook
          * @description Any of `url`, `name`, `layers`, `min_score`, `country_codes`, `valence`, `active`; `null` clears a filter. `active: false` pauses, `active: true` resumes (and clears a pause the service made after 3 days of failures).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["UpdateWebhook"];
-                };
-            };
-            responses: {
-                /** @description The updated webhook. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Webhook"];
-                    };
-                };
-                /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (`not_found`). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body too large (`payload_too_large`). */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body is not JSON (`unsupported_media_type`). */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["postWebhooksById"];
         /** Delete a webhook */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted. */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (`not_found`). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteWebhooksById"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1214,75 +235,7 @@ export interface paths {
          * Recent delivery attempts
          * @description The 50 most recent attempts, newest first, test deliveries included.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Recent attempts. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["WebhookDelivery"][];
-                        };
-                    };
-                };
-                /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (`not_found`). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getWebhooksByIdDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1304,73 +257,7 @@ export interface paths {
          * Send a test delivery
          * @description Sends one signed sample delivery now (one made-up signal) and answers with the outcome. It is listed among the deliveries as a test and never counts as a failure.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The outcome of the test delivery (also when the receiver failed). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WebhookTestResult"];
-                    };
-                };
-                /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (`not_found`). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["postWebhooksByIdTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1390,53 +277,7 @@ export interface paths {
          * Run one webhook dispatcher pass now
          * @description The same pass the 5-minute cron runs. Safe to overlap with it: webhooks are claimed with a lease, so no batch is sent twice at once.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description What the pass did. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["DispatchSummary"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (`not_found`). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["postAdminWebhooksDispatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1454,71 +295,7 @@ export interface paths {
          * Composite threat scores by region, layer and hour
          * @description Hourly buckets, newest first, from aggregates kept current as signals arrive. Defaults to the 24 hours before `end` (default now).
          */
-        get: {
-            parameters: {
-                query?: {
-                    region?: "Europe" | "Middle East" | "South Asia" | "Asia-Pacific" | "Sub-Saharan Africa" | "North America" | "Latin America";
-                    layer?: "military" | "cyber" | "economic" | "disaster" | "political" | "criminal" | "health" | "supply_chain";
-                    /** @description Start of the window. */
-                    start?: string;
-                    /** @description End of the window. */
-                    end?: string;
-                    /** @description Buckets to return, 1–500. */
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Snapshots in the window. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["SnapshotList"];
-                    };
-                };
-                /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getSnapshots"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1538,68 +315,7 @@ export interface paths {
          * Active sources with coverage
          * @description Sources with at least one signal, by signal count; coverage by region and layer.
          */
-        get: {
-            parameters: {
-                query?: {
-                    tier?: "core" | "community" | "discovered";
-                    /** @description Sources that have covered this region. */
-                    region?: "Europe" | "Middle East" | "South Asia" | "Asia-Pacific" | "Sub-Saharan Africa" | "North America" | "Latin America";
-                    /** @description Sources that have covered this layer. */
-                    layer?: "military" | "cyber" | "economic" | "disaster" | "political" | "criminal" | "health" | "supply_chain";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The sources. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["SourceList"];
-                    };
-                };
-                /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getSources"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1619,53 +335,7 @@ export interface paths {
          * Trending layers and countries
          * @description Top 8 layers and top 8 countries (primary country) by spike ratio of the last 6 hours against the 7 days before. Cached 10 minutes.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Trending entries with the counts behind each ratio. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Trending"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getTrending"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1685,69 +355,7 @@ export interface paths {
          * Compound crises
          * @description Countries where 2 or more layers each reach severity 5 with at least 3 signals, per window (`acute` 7 days, `chronic` 30 days). Cached 5 minutes.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description `acute` (7 days) or `chronic` (30 days); omitted returns both. */
-                    window_type?: "acute" | "chronic";
-                    /** @description Minimum composite severity, 0–10. */
-                    min_score?: number;
-                    /** @description Crises per window, 1–100. */
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Crises per window, most severe first. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["CompoundCrisisList"];
-                    };
-                };
-                /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getCompoundCrises"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1767,60 +375,7 @@ export interface paths {
          * Platform statistics
          * @description Signal volumes, sources by tier, language coverage and layer breakdown. Public; cached 10 minutes.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The statistics. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PlatformStats"];
-                    };
-                };
-                /** @description Not modified: `If-None-Match` matched the `ETag`. */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1840,77 +395,7 @@ export interface paths {
          * Narrative clusters
          * @description Signals of one layer linked by shared entities and title terms (≥ 2 shared, Jaccard ≥ 0.2), grouped into connected components and scored by local significance. At most 50 clusters, best first. Public.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Lookback in days, 1–30. */
-                    days?: number;
-                    /** @description Minimum signals per cluster (2 or more). */
-                    min_signals?: number;
-                    threat_layer?: "military" | "cyber" | "economic" | "disaster" | "political" | "criminal" | "health" | "supply_chain";
-                    /** @description ISO 3166-1 alpha-2 code. */
-                    country_code?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The clusters. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["NarrativeClusterList"];
-                    };
-                };
-                /** @description Not modified: `If-None-Match` matched the `ETag`. */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getClusters"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1930,80 +415,7 @@ export interface paths {
          * Entity view
          * @description Signals mentioning an entity (exact name, any case), newest first, with layer breakdown, daily timeline and the co-mention graph over the lookback.
          */
-        get: {
-            parameters: {
-                query: {
-                    name: string;
-                    /** @description Lookback, 1–365 days. */
-                    days?: number;
-                    limit?: number;
-                    /** @description Rows to skip, 0–10,000 (default 0). Page deeper with `cursor`. */
-                    offset?: number;
-                    /** @description `pagination.next_cursor` of the previous page, with the same `name` and `days`; not with `offset`. */
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The entity view. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EntityView"];
-                    };
-                };
-                /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (`not_found`). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getEntity"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2023,53 +435,7 @@ export interface paths {
          * Watch brief (past 4 hours)
          * @description Written by the configured LLM (strict JSON, validated, 5 s limit), else by a heuristic over the same data; `generator` says which. Cached 15 minutes.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The brief. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WatchBrief"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getBrief"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2089,98 +455,7 @@ export interface paths {
          * Signals as RSS, Atom or JSON Feed
          * @description The newest signals matching the filters of /api/v1/signals, newest first. Each item links to the signal in this API, carries the original source link in its body, and has its threat layer, score, valence and countries as categories (RSS `domain`, Atom `scheme` `urn:signal-intel:<facet>`, JSON Feed tags `<facet>:<value>` plus a `_signal` extension). Public; sends a strong `ETag` and answers `If-None-Match` with 304; rendered feeds are shared for 60 s.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Comma-separated threat layers. */
-                    layers?: string;
-                    /** @description Minimum significance score, 0–10. */
-                    min_score?: string;
-                    region?: "Europe" | "Middle East" | "South Asia" | "Asia-Pacific" | "Sub-Saharan Africa" | "North America" | "Latin America";
-                    /** @description ISO 3166-1 alpha-2 code. */
-                    country?: string;
-                    /** @description Partial, case-insensitive match on the city name. */
-                    city?: string;
-                    /** @description Only signals published at or after this time. */
-                    start?: string;
-                    /** @description Only signals published at or before this time. */
-                    end?: string;
-                    /** @description Full-text search in websearch syntax: words are ANDed, `OR`, `"phrases"` and `-exclusions` work. */
-                    search?: string;
-                    valence?: "crisis" | "update" | "resolution";
-                    /** @description `minLat,minLng,maxLat,maxLng`: only signals with coordinates inside the box. */
-                    bbox?: string;
-                    /** @description `true`: only anomalous signals; `false`: only the others. */
-                    anomaly?: "true" | "false";
-                    /** @description `rss` (RSS 2.0, default), `atom` (Atom 1.0) or `json` (JSON Feed 1.1). */
-                    format?: "rss" | "atom" | "json";
-                    /** @description Number of items, 1–50. */
-                    limit?: number;
-                    /** @description Your API key, for feed readers that cannot send headers. Optional: the feed is public (per-IP limit); a key gives its own tier. Never echoed in the feed. */
-                    api_key?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The feed in the requested format. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/rss+xml": string;
-                        "application/atom+xml": string;
-                        "application/feed+json": string;
-                    };
-                };
-                /** @description Not modified: the `If-None-Match` ETag is current. */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getFeed"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2200,83 +475,7 @@ export interface paths {
          * Export signals as CSV, JSON or GeoJSON
          * @description Up to 1000 signals in the order of /api/v1/signals (score, then newest), as a download. CSV is RFC 4180 (header row, CRLF, UTF-8) with the same columns as /api/v1/signals?format=csv; array fields are joined with `;` and text cells that would start with `= + - @` get a leading `'`. Public under the per-IP limit; sends a strong `ETag` and answers `If-None-Match` with 304.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description One threat layer. */
-                    layer?: "military" | "cyber" | "economic" | "disaster" | "political" | "criminal" | "health" | "supply_chain";
-                    /** @description ISO 3166-1 alpha-2 code, matched within `country_codes`. */
-                    country?: string;
-                    valence?: "crisis" | "update" | "resolution";
-                    /** @description Minimum significance score, 0–10 (default 0). */
-                    minScore?: string;
-                    /** @description `csv` (default; RFC 4180), `json` or `geojson` (an RFC 7946 FeatureCollection, `application/geo+json`). */
-                    format?: "csv" | "json" | "geojson";
-                    /** @description Rows, default 200; anything above 1000 is capped at 1000. */
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The export, with `Content-Disposition: attachment`. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": string;
-                        "application/json": components["schemas"]["SignalExport"];
-                        "application/geo+json": components["schemas"]["SignalExportFeatureCollection"];
-                    };
-                };
-                /** @description Not modified: the `If-None-Match` ETag is current. */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2296,80 +495,7 @@ export interface paths {
          * Embeddable widget of recent signals
          * @description A server-rendered HTML page for an `<iframe>`: the newest signals of the last `hours`, refreshed in place every 2 minutes. It sends its own Content-Security-Policy (`frame-ancestors *`, only its own hashed script and style, requests only to its own origin), no X-Frame-Options and no cookies. Public (per-IP limit); `ETag`/304.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Comma-separated threat layers (default: all). */
-                    layers?: string;
-                    /** @description ISO 3166-1 alpha-2 code (default: all). */
-                    country?: string;
-                    /** @description Look-back window in whole hours, 1–168 (default 24). */
-                    hours?: number;
-                    /** @description Signals shown, 1–30 (default 10). */
-                    limit?: number;
-                    /** @description `light`, `dark`, or `auto` (default: follows the viewer's colour scheme). */
-                    theme?: "light" | "dark" | "auto";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The widget page. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description Not modified: the `If-None-Match` ETag is current. */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getEmbed"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2389,78 +515,7 @@ export interface paths {
          * The widget's refresh data
          * @description The entries `/embed` shows for the same selection, as JSON; the widget polls it. `ETag`/304.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Comma-separated threat layers (default: all). */
-                    layers?: string;
-                    /** @description ISO 3166-1 alpha-2 code (default: all). */
-                    country?: string;
-                    /** @description Look-back window in whole hours, 1–168 (default 24). */
-                    hours?: number;
-                    /** @description Signals shown, 1–30 (default 10). */
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The entries, newest first. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WidgetData"];
-                    };
-                };
-                /** @description Not modified: the `If-None-Match` ETag is current. */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getEmbedData"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2482,82 +537,47 @@ export interface paths {
          * Model Context Protocol server
          * @description MCP over Streamable HTTP, stateless, with JSON answers (no sessions, no server-sent events). Tools: search_signals, get_signal, get_trending, get_compound_crises, get_brief, get_entity, get_stats, list_sources; each answers exactly what its HTTP route answers (as `structuredContent`, plus a short text). Needs an API key; every POST counts once against the key's limit.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["JsonRpcMessage"] | components["schemas"]["JsonRpcMessage"][];
-                };
-            };
-            responses: {
-                /** @description The JSON-RPC answer(s). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["JsonRpcMessage"] | components["schemas"]["JsonRpcMessage"][];
-                    };
-                };
-                /** @description A notification or response was accepted; nothing to answer. */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Body is not JSON (`unsupported_media_type`). */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
+        post: operations["postMcp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
+        /**
+         * This OpenAPI document
+         * @description The OpenAPI 3.1 document of the API, which the typed client and the reference page are generated from.
+         */
+        get: operations["getOpenapiJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * API reference page
+         * @description An HTML reference generated from this document; with `Accept: application/json`, the document itself.
+         */
+        get: operations["getDocs"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2565,9 +585,58 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    signals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New signals matching a webhook
+         * @description Sent to the webhook’s URL when new signals match its filters (checked every 5 minutes), and by `POST /api/v1/webhooks/{id}/test` with one sample signal. With a secret, the raw body is signed twice: `X-Service-Signature-256` (`sha256=` + hex HMAC-SHA256 of the body, keyed with the secret) and Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`, keyed with the secret’s UTF-8 bytes). Verify against the raw bytes before parsing. Any 2xx acknowledges; anything else, or no answer within the timeout, is retried with backoff (5 minutes doubling to 6 hours), and a webhook failing for 3 days is paused.
+         */
+        post: operations["signalsDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        /** @description The body of a webhook delivery. */
+        WebhookPayload: {
+            /**
+             * Format: uuid
+             * @example 0b7e5c1a-4f2d-4c8e-9a31-6d2f8b0c7e14
+             */
+            webhook_id: string;
+            /** @example 2026-11-21T08:05:00.000Z */
+            fired_at: string;
+            /** @example 1 */
+            signal_count: number;
+            signals: components["schemas"]["WebhookSignal"][];
+        };
+        WebhookSignal: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            threat_layer: "military" | "cyber" | "economic" | "disaster" | "political" | "criminal" | "health" | "supply_chain";
+            significance_score: number;
+            /** @enum {string} */
+            signal_valence: "crisis" | "update" | "resolution";
+            content_display: string;
+            country_codes: string[];
+            published_at: string;
+            collected_at: string;
+            is_anomaly: boolean;
+            source_url: string;
+        };
         Health: {
             /** @enum {string} */
             status: "ok";
@@ -3469,6 +1538,64 @@ export interface components {
                 country_count: number;
             };
         };
+        /** @description A JSON Feed 1.1 document (https://jsonfeed.org/version/1.1). */
+        JsonFeed: {
+            /** @enum {string} */
+            version: "https://jsonfeed.org/version/1.1";
+            title: string;
+            home_page_url?: string;
+            feed_url?: string;
+            description?: string;
+            language?: string;
+            authors?: ({
+                name?: string;
+                url?: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            items: ({
+                /** @example urn:uuid:3f1c2a9e-7b4d-4e8a-9c1f-2d6b8a0e5f31 */
+                id: string;
+                url?: string;
+                external_url?: string;
+                title?: string;
+                content_html?: string;
+                content_text?: string;
+                date_published?: string;
+                date_modified?: string;
+                authors?: ({
+                    name?: string;
+                    url?: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+                /**
+                 * @example [
+                 *       "layer:cyber",
+                 *       "country:FR"
+                 *     ]
+                 */
+                tags?: string[];
+                _signal?: {
+                    about: string;
+                    /** @enum {string} */
+                    threat_layer: "military" | "cyber" | "economic" | "disaster" | "political" | "criminal" | "health" | "supply_chain";
+                    significance_score: number;
+                    /** @enum {string} */
+                    signal_valence: "crisis" | "update" | "resolution";
+                    country_codes: string[];
+                    is_anomaly: boolean;
+                    source_url: string;
+                    source_name: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
+        };
         SignalExport: {
             data: components["schemas"]["Signal"][];
             /**
@@ -3533,10 +1660,3955 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description An `ETag` from an earlier answer: when it is still current the answer is 304 with no body. */
+        IfNoneMatch: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The id of this request: the caller’s own `X-Request-Id` when well formed (8–128 of `A-Z a-z 0-9 . _ : -`), else a new UUID. Quote it when reporting a problem. */
+        "X-Request-Id": string;
+        /** @description Milliseconds spent in the database, the store (rate limits, cache) and in total. */
+        "Server-Timing": string;
+        /** @description Requests allowed in the current window for this caller (key tier or IP). */
+        "X-RateLimit-Limit": number;
+        /** @description Requests left in the current window. */
+        "X-RateLimit-Remaining": number;
+        /** @description When the current window ends, in Unix seconds. */
+        "X-RateLimit-Reset": number;
+        /** @description The limit that applied: `public` (per IP), or the key’s tier. */
+        "X-RateLimit-Tier": "public" | "free" | "pro";
+        /** @description Seconds to wait before retrying. */
+        "Retry-After": number;
+        /** @description A strong validator of the body; send it back in `If-None-Match` to get a 304. */
+        ETag: string;
+        /** @description How long the answer may be reused (`no-store` on errors). */
+        "Cache-Control": string;
+        /** @description Seconds since the cached value was computed. */
+        Age: number;
+        /** @description `HIT` when the value came from the shared cache, `MISS` when it was computed now. */
+        "X-Cache": "HIT" | "MISS";
+        /** @description Names the download. */
+        "Content-Disposition": string;
+        /** @description The next page’s `cursor` (CSV has no envelope to carry it); absent on the last page. */
+        "X-Next-Cursor": string;
+        /** @description The authentication scheme expected. */
+        "WWW-Authenticate": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Healthy. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getFreshness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Freshness of the data. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Freshness"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSignals: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated threat layers. */
+                layers?: string;
+                /** @description Minimum significance score, 0–10. */
+                min_score?: number;
+                region?: "Europe" | "Middle East" | "South Asia" | "Asia-Pacific" | "Sub-Saharan Africa" | "North America" | "Latin America";
+                /** @description ISO 3166-1 alpha-2 code. */
+                country?: string;
+                /** @description Partial, case-insensitive match on the city name. */
+                city?: string;
+                /** @description Only signals published at or after this time. */
+                start?: string;
+                /** @description Only signals published at or before this time. */
+                end?: string;
+                /** @description Full-text search in websearch syntax: words are ANDed, `OR`, `"phrases"` and `-exclusions` work. */
+                search?: string;
+                valence?: "crisis" | "update" | "resolution";
+                /** @description `minLat,minLng,maxLat,maxLng`: only signals with coordinates inside the box. */
+                bbox?: string;
+                /** @description `true`: only anomalous signals; `false`: only the others. */
+                anomaly?: "true" | "false";
+                /** @description Sync: only signals changed (ingested, revised or retracted) at or after this time, oldest change first (then id), retracted ones included with `retracted_at`. Page with `cursor`. */
+                updated_since?: string;
+                /** @description Page size, 1–100. */
+                limit?: number;
+                /** @description Rows to skip, 0–10,000 (default 0). Page deeper with `cursor`. */
+                offset?: number;
+                /** @description `pagination.next_cursor` of the previous page, with the same filters; not with `offset`. */
+                cursor?: string;
+                /** @description `json` (default), `csv` (RFC 4180, every field) or `geojson` (an RFC 7946 FeatureCollection, `application/geo+json`). */
+                format?: "json" | "csv" | "geojson";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of signals (JSON), or every field as CSV with `format=csv`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "X-Next-Cursor": components["headers"]["X-Next-Cursor"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignalPage"];
+                    "text/csv": string;
+                    "application/geo+json": components["schemas"]["SignalFeatureCollection"];
+                };
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSignalsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signal. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignalDetail"];
+                };
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys of the account, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyList"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description Signup only: the new account’s email.
+                     * @example analyst@example.org
+                     */
+                    email?: string;
+                    /** @example production */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new key. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedKey"];
+                };
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteKeysById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postAdminSignals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>[];
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description What was accepted, skipped and rejected. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestResult"];
+                };
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postAdminKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @example analyst@example.org
+                     */
+                    email: string;
+                    /** @example production */
+                    name?: string;
+                    /** @enum {string} */
+                    tier: "free" | "pro";
+                };
+            };
+        };
+        responses: {
+            /** @description The new key (shown once). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedKey"];
+                };
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchAdminAccountsByEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                email: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    tier: "free" | "pro";
+                };
+            };
+        };
+        responses: {
+            /** @description The account and its new tier. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: string;
+                        /** @enum {string} */
+                        tier: "free" | "pro";
+                    };
+                };
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Webhooks registered to the calling key. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Webhook"][];
+                    };
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhook"];
+            };
+        };
+        responses: {
+            /** @description The new webhook (the secret is never returned). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postWebhooksById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhook"];
+            };
+        };
+        responses: {
+            /** @description The updated webhook. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWebhooksById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhooksByIdDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Recent attempts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDelivery"][];
+                    };
+                };
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postWebhooksByIdTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The outcome of the test delivery (also when the receiver failed). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestResult"];
+                };
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postAdminWebhooksDispatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the pass did. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DispatchSummary"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSnapshots: {
+        parameters: {
+            query?: {
+                region?: "Europe" | "Middle East" | "South Asia" | "Asia-Pacific" | "Sub-Saharan Africa" | "North America" | "Latin America";
+                layer?: "military" | "cyber" | "economic" | "disaster" | "political" | "criminal" | "health" | "supply_chain";
+                /** @description Start of the window. */
+                start?: string;
+                /** @description End of the window. */
+                end?: string;
+                /** @description Buckets to return, 1–500. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Snapshots in the window. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SnapshotList"];
+                };
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSources: {
+        parameters: {
+            query?: {
+                tier?: "core" | "community" | "discovered";
+                /** @description Sources that have covered this region. */
+                region?: "Europe" | "Middle East" | "South Asia" | "Asia-Pacific" | "Sub-Saharan Africa" | "North America" | "Latin America";
+                /** @description Sources that have covered this layer. */
+                layer?: "military" | "cyber" | "economic" | "disaster" | "political" | "criminal" | "health" | "supply_chain";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sources. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SourceList"];
+                };
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTrending: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Trending entries with the counts behind each ratio. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Age: components["headers"]["Age"];
+                    "X-Cache": components["headers"]["X-Cache"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Trending"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCompoundCrises: {
+        parameters: {
+            query?: {
+                /** @description `acute` (7 days) or `chronic` (30 days); omitted returns both. */
+                window_type?: "acute" | "chronic";
+                /** @description Minimum composite severity, 0–10. */
+                min_score?: number;
+                /** @description Crises per window, 1–100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Crises per window, most severe first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Age: components["headers"]["Age"];
+                    "X-Cache": components["headers"]["X-Cache"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompoundCrisisList"];
+                };
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getStats: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An `ETag` from an earlier answer: when it is still current the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistics. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Age: components["headers"]["Age"];
+                    "X-Cache": components["headers"]["X-Cache"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformStats"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the `ETag`. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getClusters: {
+        parameters: {
+            query?: {
+                /** @description Lookback in days, 1–30. */
+                days?: number;
+                /** @description Minimum signals per cluster (2 or more). */
+                min_signals?: number;
+                threat_layer?: "military" | "cyber" | "economic" | "disaster" | "political" | "criminal" | "health" | "supply_chain";
+                /** @description ISO 3166-1 alpha-2 code. */
+                country_code?: string;
+            };
+            header?: {
+                /** @description An `ETag` from an earlier answer: when it is still current the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The clusters. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NarrativeClusterList"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the `ETag`. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEntity: {
+        parameters: {
+            query: {
+                name: string;
+                /** @description Lookback, 1–365 days. */
+                days?: number;
+                limit?: number;
+                /** @description Rows to skip, 0–10,000 (default 0). Page deeper with `cursor`. */
+                offset?: number;
+                /** @description `pagination.next_cursor` of the previous page, with the same `name` and `days`; not with `offset`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entity view. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntityView"];
+                };
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBrief: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The brief. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Age: components["headers"]["Age"];
+                    "X-Cache": components["headers"]["X-Cache"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WatchBrief"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getFeed: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated threat layers. */
+                layers?: string;
+                /** @description Minimum significance score, 0–10. */
+                min_score?: number;
+                region?: "Europe" | "Middle East" | "South Asia" | "Asia-Pacific" | "Sub-Saharan Africa" | "North America" | "Latin America";
+                /** @description ISO 3166-1 alpha-2 code. */
+                country?: string;
+                /** @description Partial, case-insensitive match on the city name. */
+                city?: string;
+                /** @description Only signals published at or after this time. */
+                start?: string;
+                /** @description Only signals published at or before this time. */
+                end?: string;
+                /** @description Full-text search in websearch syntax: words are ANDed, `OR`, `"phrases"` and `-exclusions` work. */
+                search?: string;
+                valence?: "crisis" | "update" | "resolution";
+                /** @description `minLat,minLng,maxLat,maxLng`: only signals with coordinates inside the box. */
+                bbox?: string;
+                /** @description `true`: only anomalous signals; `false`: only the others. */
+                anomaly?: "true" | "false";
+                /** @description `rss` (RSS 2.0, default), `atom` (Atom 1.0) or `json` (JSON Feed 1.1). */
+                format?: "rss" | "atom" | "json";
+                /** @description Number of items, 1–50. */
+                limit?: number;
+                /** @description Your API key, for feed readers that cannot send headers. Optional: the feed is public (per-IP limit); a key gives its own tier. Never echoed in the feed. */
+                api_key?: string;
+            };
+            header?: {
+                /** @description An `ETag` from an earlier answer: when it is still current the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed in the requested format. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/rss+xml": string;
+                    "application/atom+xml": string;
+                    "application/feed+json": components["schemas"]["JsonFeed"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getExport: {
+        parameters: {
+            query?: {
+                /** @description One threat layer. */
+                layer?: "military" | "cyber" | "economic" | "disaster" | "political" | "criminal" | "health" | "supply_chain";
+                /** @description ISO 3166-1 alpha-2 code, matched within `country_codes`. */
+                country?: string;
+                valence?: "crisis" | "update" | "resolution";
+                /** @description Minimum significance score, 0–10 (default 0). */
+                minScore?: number;
+                /** @description `csv` (default; RFC 4180), `json` or `geojson` (an RFC 7946 FeatureCollection, `application/geo+json`). */
+                format?: "csv" | "json" | "geojson";
+                /** @description Rows, default 200; anything above 1000 is capped at 1000. */
+                limit?: number;
+            };
+            header?: {
+                /** @description An `ETag` from an earlier answer: when it is still current the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export, with `Content-Disposition: attachment`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/json": components["schemas"]["SignalExport"];
+                    "application/geo+json": components["schemas"]["SignalExportFeatureCollection"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEmbed: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated threat layers (default: all). */
+                layers?: string;
+                /** @description ISO 3166-1 alpha-2 code (default: all). */
+                country?: string;
+                /** @description Look-back window in whole hours, 1–168 (default 24). */
+                hours?: number;
+                /** @description Signals shown, 1–30 (default 10). */
+                limit?: number;
+                /** @description `light`, `dark`, or `auto` (default: follows the viewer's colour scheme). */
+                theme?: "light" | "dark" | "auto";
+            };
+            header?: {
+                /** @description An `ETag` from an earlier answer: when it is still current the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The widget page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEmbedData: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated threat layers (default: all). */
+                layers?: string;
+                /** @description ISO 3166-1 alpha-2 code (default: all). */
+                country?: string;
+                /** @description Look-back window in whole hours, 1–168 (default 24). */
+                hours?: number;
+                /** @description Signals shown, 1–30 (default 10). */
+                limit?: number;
+            };
+            header?: {
+                /** @description An `ETag` from an earlier answer: when it is still current the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetData"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JsonRpcMessage"] | components["schemas"]["JsonRpcMessage"][];
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC answer(s). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcMessage"] | components["schemas"]["JsonRpcMessage"][];
+                };
+            };
+            /** @description A notification or response was accepted; nothing to answer (the body is JSON `null`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": null;
+                };
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOpenapiJson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        openapi: string;
+                        info: Record<string, never>;
+                        paths: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDocs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reference page, or the document for `Accept: application/json`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": {
+                        openapi: string;
+                        info: Record<string, never>;
+                        paths: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    signalsDelivery: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery’s id (the same on a retry of it). */
+                "X-Service-Delivery": string;
+                /** @description With a secret: `sha256=` + hex HMAC-SHA256 of the raw body. */
+                "X-Service-Signature-256"?: string;
+                /** @description With a secret: the delivery’s id (Standard Webhooks). */
+                "webhook-id"?: string;
+                /** @description With a secret: Unix seconds at signing (Standard Webhooks). */
+                "webhook-timestamp"?: string;
+                /** @description With a secret: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` (Standard Webhooks). */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else counts as a failed attempt and is retried with backoff. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}

@@ -1,5 +1,6 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../deps';
+import { LAYERS, VALENCES } from '../vocab';
 import { invalidRequest, type FieldError } from './problem';
 
 /**
@@ -15,7 +16,7 @@ export function fieldErrors(error: z.ZodError, parameters = false): FieldError[]
 
 /** A router whose validation failures become 400 `invalid_request` problems. */
 export function createRouter() {
-  return new OpenAPIHono<AppEnv>({
+  const router = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) {
         const parameters = result.target === 'query' || result.target === 'param';
@@ -23,6 +24,11 @@ export function createRouter() {
       }
     },
   });
+  // Whoever asks for the document (the served route, the docs page, MCP, the client
+  // generator) gets it completed with what every route shares; see `completeDocument`.
+  const generate = router.getOpenAPI31Document;
+  router.getOpenAPI31Document = (config, options) => completeDocument(generate(config, options));
+  return router;
 }
 
 export type AppRouter = ReturnType<typeof createRouter>;
@@ -101,3 +107,378 @@ export const pagination = (
 });
 
 export const security: Array<Record<string, string[]>> = [{ ApiKey: [] }, { Bearer: [] }];
+
+/* ------------------------------------------------------------------------------------------ */
+/* Completing the generated document                                                           */
+/* ------------------------------------------------------------------------------------------ */
+
+type Json = Record<string, unknown>;
+interface Operation extends Json {
+  operationId?: string;
+  tags?: string[];
+  security?: Array<Record<string, string[]>>;
+  parameters?: Json[];
+  responses: Record<string, Json & { headers?: Json; content?: Json }>;
+}
+
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+const CURSOR_PATTERN = '^[A-Za-z0-9_-]+$';
+
+/** Response headers the API sends, as reusable components (`#/components/headers/<name>`). */
+const HEADERS: Record<string, Json> = {
+  'X-Request-Id': {
+    description:
+      'The id of this request: the caller’s own `X-Request-Id` when well formed (8–128 of `A-Z a-z 0-9 . _ : -`), else a new UUID. Quote it when reporting a problem.',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{8,128}$' },
+  },
+  'Server-Timing': {
+    description: 'Milliseconds spent in the database, the store (rate limits, cache) and in total.',
+    schema: {
+      type: 'string',
+      pattern: '^db;dur=[0-9.]+;desc="[^"]*", store;dur=[0-9.]+;desc="[^"]*", total;dur=[0-9.]+$',
+    },
+  },
+  'X-RateLimit-Limit': {
+    description: 'Requests allowed in the current window for this caller (key tier or IP).',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in the current window.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'X-RateLimit-Reset': {
+    description: 'When the current window ends, in Unix seconds.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'X-RateLimit-Tier': {
+    description: 'The limit that applied: `public` (per IP), or the key’s tier.',
+    schema: { type: 'string', enum: ['public', 'free', 'pro'] },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before retrying.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  ETag: {
+    description: 'A strong validator of the body; send it back in `If-None-Match` to get a 304.',
+    schema: { type: 'string', pattern: '^(W/)?"[^"]*"$' },
+  },
+  'Cache-Control': {
+    description: 'How long the answer may be reused (`no-store` on errors).',
+    schema: { type: 'string' },
+  },
+  Age: {
+    description: 'Seconds since the cached value was computed.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'X-Cache': {
+    description: '`HIT` when the value came from the shared cache, `MISS` when it was computed now.',
+    schema: { type: 'string', enum: ['HIT', 'MISS'] },
+  },
+  'Content-Disposition': {
+    description: 'Names the download.',
+    schema: { type: 'string', pattern: '^attachment; filename="[^"]+"$' },
+  },
+  'X-Next-Cursor': {
+    description: 'The next page’s `cursor` (CSV has no envelope to carry it); absent on the last page.',
+    schema: { type: 'string', pattern: CURSOR_PATTERN },
+  },
+  'WWW-Authenticate': {
+    description: 'The authentication scheme expected.',
+    schema: { type: 'string' },
+  },
+};
+
+const headerRef = (name: string): Json => ({ $ref: `#/components/headers/${name}` });
+
+const RATE_LIMIT_HEADERS = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'X-RateLimit-Tier',
+];
+
+/**
+ * Operations whose 200 comes from the shared value cache (`cached` in http/cache.ts), with
+ * `Cache-Control`, `Age` and `X-Cache`; and those that send a download name or a CSV cursor.
+ */
+const CACHED_OPERATIONS = new Set([
+  'get /api/v1/trending',
+  'get /api/v1/compound-crises',
+  'get /api/v1/brief',
+  'get /api/v1/stats',
+]);
+const DOWNLOAD_OPERATIONS = new Set(['get /api/v1/signals', 'get /api/export']);
+const CSV_CURSOR_OPERATIONS = new Set(['get /api/v1/signals']);
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  System: 'Liveness and data freshness.',
+  Signals: 'The scored signals: filter, page, sync, fetch one.',
+  Keys: 'Sign up and manage your API keys.',
+  Webhooks: 'Signed push deliveries of new signals matching your filters.',
+  Analytics: 'Aggregates over the signals: snapshots, sources, trending, crises, clusters, entities, briefs.',
+  'Feeds and exports': 'RSS, Atom and JSON Feed; CSV, JSON and GeoJSON downloads.',
+  Embed: 'An embeddable widget and its data.',
+  Agents: 'The Model Context Protocol server.',
+  Admin: 'Operator endpoints (need `ADMIN_TOKEN`; absent when it is not configured).',
+  Documentation: 'This document and its reference page.',
+};
+
+const problemResponse = (description: string, headers: Json = {}): Json => ({
+  description,
+  headers: { 'Cache-Control': headerRef('Cache-Control'), ...headers },
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+});
+
+const pascal = (word: string) =>
+  word
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
+
+/**
+ * A stable operationId from method and path: `GET /api/v1/webhooks/{id}/deliveries` is
+ * `getWebhooksByIdDeliveries` (the `/api/v1` or `/api` prefix dropped).
+ */
+export function operationIdFor(method: string, path: string): string {
+  const segments = path
+    .replace(/^\/api(\/v1)?/, '')
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => (segment.startsWith('{') ? `By${pascal(segment.slice(1, -1))}` : pascal(segment)));
+  return method.toLowerCase() + segments.join('');
+}
+
+const DOCUMENT_SCHEMA: Json = {
+  type: 'object',
+  description: 'An OpenAPI 3.1 document (https://spec.openapis.org/oas/v3.1.0).',
+  required: ['openapi', 'info', 'paths'],
+  properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } },
+};
+
+/** The two routes that describe the API itself, when no route of the app documents them. */
+const SELF_DESCRIPTION: Record<string, Record<string, Operation>> = {
+  '/api/v1/openapi.json': {
+    get: {
+      tags: ['Documentation'],
+      summary: 'This OpenAPI document',
+      description:
+        'The OpenAPI 3.1 document of the API, which the typed client and the reference page are generated from.',
+      responses: {
+        200: {
+          description: 'The document.',
+          content: {
+            'application/json': { schema: DOCUMENT_SCHEMA },
+          },
+        },
+      },
+    },
+  },
+  '/api/v1/docs': {
+    get: {
+      tags: ['Documentation'],
+      summary: 'API reference page',
+      description:
+        'An HTML reference generated from this document; with `Accept: application/json`, the document itself.',
+      responses: {
+        200: {
+          description: 'The reference page, or the document for `Accept: application/json`.',
+          content: {
+            'text/html': { schema: { type: 'string' } },
+            'application/json': { schema: DOCUMENT_SCHEMA },
+          },
+        },
+      },
+    },
+  },
+};
+
+let webhookPart: { webhooks: Json; schemas: Json } | undefined;
+
+/** The `webhooks` section and its schemas, generated once from the zod schemas. */
+function webhookSection(): { webhooks: Json; schemas: Json } {
+  if (webhookPart) return webhookPart;
+  const registry = new OpenAPIHono();
+  registry.openAPIRegistry.registerWebhook({
+    method: 'post',
+    path: 'signals',
+    operationId: 'signalsDelivery',
+    tags: ['Webhooks'],
+    summary: 'New signals matching a webhook',
+    description:
+      'Sent to the webhook’s URL when new signals match its filters (checked every 5 minutes), and by `POST /api/v1/webhooks/{id}/test` with one sample signal. With a secret, the raw body is signed twice: `X-Service-Signature-256` (`sha256=` + hex HMAC-SHA256 of the body, keyed with the secret) and Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`, keyed with the secret’s UTF-8 bytes). Verify against the raw bytes before parsing. Any 2xx acknowledges; anything else, or no answer within the timeout, is retried with backoff (5 minutes doubling to 6 hours), and a webhook failing for 3 days is paused.',
+    security: [],
+    request: {
+      headers: z.object({
+        'X-Service-Delivery': z
+          .uuid()
+          .openapi({ description: 'The delivery’s id (the same on a retry of it).' }),
+        'X-Service-Signature-256': z
+          .string()
+          .regex(/^sha256=[0-9a-f]{64}$/)
+          .optional()
+          .openapi({ description: 'With a secret: `sha256=` + hex HMAC-SHA256 of the raw body.' }),
+        'webhook-id': z
+          .uuid()
+          .optional()
+          .openapi({ description: 'With a secret: the delivery’s id (Standard Webhooks).' }),
+        'webhook-timestamp': z
+          .string()
+          .regex(/^\d+$/)
+          .optional()
+          .openapi({ description: 'With a secret: Unix seconds at signing (Standard Webhooks).' }),
+        'webhook-signature': z
+          .string()
+          .regex(/^v1,[A-Za-z0-9+/]+={0,2}$/)
+          .optional()
+          .openapi({
+            description:
+              'With a secret: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` (Standard Webhooks).',
+          }),
+      }),
+      body: { required: true, content: { 'application/json': { schema: WebhookPayloadSchema } } },
+    },
+    responses: {
+      200: { description: 'Any 2xx acknowledges the delivery; the body is ignored.' },
+      default: { description: 'Anything else counts as a failed attempt and is retried with backoff.' },
+    },
+  });
+  const generated = registry.getOpenAPI31Document({ openapi: '3.1.0', info: { title: '', version: '' } });
+  webhookPart = {
+    webhooks: (generated.webhooks ?? {}) as Json,
+    schemas: (generated.components?.schemas ?? {}) as Json,
+  };
+  return webhookPart;
+}
+
+/** A signal as a webhook delivery carries it: the fields a receiver acts on. */
+const WebhookSignalSchema = z
+  .object({
+    id: z.uuid(),
+    threat_layer: z.enum(LAYERS),
+    significance_score: z.number().min(0).max(10),
+    signal_valence: z.enum(VALENCES),
+    content_display: z.string(),
+    country_codes: z.array(z.string()),
+    published_at: z.string(),
+    collected_at: z.string(),
+    is_anomaly: z.boolean(),
+    source_url: z.string(),
+  })
+  .openapi('WebhookSignal');
+
+const WebhookPayloadSchema = z
+  .object({
+    webhook_id: z.uuid().openapi({ example: '0b7e5c1a-4f2d-4c8e-9a31-6d2f8b0c7e14' }),
+    fired_at: z.string().openapi({ example: '2026-11-21T08:05:00.000Z' }),
+    signal_count: z.number().int().min(1).openapi({ example: 1 }),
+    signals: z.array(WebhookSignalSchema),
+  })
+  .openapi('WebhookPayload', { description: 'The body of a webhook delivery.' });
+
+const PROJECT_INFO = {
+  license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+  contact: { name: 'Signal Intelligence API', url: 'https://signal-intel.dev' },
+};
+
+/**
+ * Completes the document the routes generate with what holds for every route, so no route can
+ * forget it: a stable `operationId`, `security: []` on public operations, the 401/429/500/503
+ * problems of the shared middleware (with `Retry-After`), the rate-limit, request-id and timing
+ * headers, `If-None-Match`/304 with `ETag` where conditional GET works, the cache headers, the
+ * self-describing routes, the `webhooks` section, tags with descriptions, license and contact.
+ */
+export function completeDocument<T extends object>(generated: T): T {
+  const doc = structuredClone(generated) as unknown as Json & {
+    info: Json;
+    paths: Record<string, Record<string, Operation>>;
+    components?: Json & { headers?: Json; schemas?: Json; parameters?: Json };
+    tags?: Json[];
+    webhooks?: Json;
+  };
+  doc.info = { ...PROJECT_INFO, ...doc.info };
+  for (const [path, item] of Object.entries(SELF_DESCRIPTION)) {
+    doc.paths[path] ??= structuredClone(item);
+  }
+  const components = (doc.components ??= {});
+  components.headers = { ...HEADERS, ...components.headers };
+  components.parameters = {
+    ...components.parameters,
+    IfNoneMatch: {
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description:
+        'An `ETag` from an earlier answer: when it is still current the answer is 304 with no body.',
+      schema: { type: 'string' },
+    },
+  };
+  const tags = new Set<string>();
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const method of HTTP_METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      completeOperation(`${method} ${path}`, operation, method, path);
+      for (const tag of operation.tags ?? []) tags.add(tag);
+    }
+  }
+  const webhooks = webhookSection();
+  doc.webhooks = { ...webhooks.webhooks, ...doc.webhooks };
+  components.schemas = { ...webhooks.schemas, ...components.schemas };
+  tags.add('Webhooks');
+  const declared = new Map((doc.tags ?? []).map((tag) => [tag.name as string, tag]));
+  doc.tags = [...tags].map(
+    (name) => declared.get(name) ?? { name, description: TAG_DESCRIPTIONS[name] ?? `${name} operations.` },
+  );
+  return doc as unknown as T;
+}
+
+function completeOperation(key: string, operation: Operation, method: string, path: string): void {
+  operation.operationId ??= operationIdFor(method, path);
+  operation.tags = operation.tags?.length ? operation.tags : ['Documentation'];
+  const admin = (operation.security ?? []).some((requirement) => 'AdminToken' in requirement);
+  const selfDescribing = path in SELF_DESCRIPTION;
+  operation.security ??= [];
+  const responses = operation.responses;
+  // Every route but the admin and self-describing ones runs `access()`: a bad key is a 401 and
+  // the rate limits apply, their headers on every answer.
+  const limited = !admin && !selfDescribing;
+  if (limited) {
+    responses[401] ??= problemResponse(errorResponses[401].description);
+    responses[429] ??= problemResponse(errorResponses[429].description);
+  }
+  const conditional = 304 in responses;
+  if (conditional) {
+    const parameters = (operation.parameters ??= []);
+    if (!parameters.some((p) => String(p.name).toLowerCase() === 'if-none-match')) {
+      parameters.push({ $ref: '#/components/parameters/IfNoneMatch' });
+    }
+  }
+  responses[500] ??= problemResponse('Unexpected failure (`internal_error`); quote `request_id`.');
+  responses[503] ??= problemResponse(errorResponses[503].description);
+
+  for (const [status, response] of Object.entries(responses)) {
+    const code = Number(status);
+    const headers: Json = {
+      'X-Request-Id': headerRef('X-Request-Id'),
+      'Server-Timing': headerRef('Server-Timing'),
+    };
+    if (limited) for (const name of RATE_LIMIT_HEADERS) headers[name] = headerRef(name);
+    if (code >= 400) headers['Cache-Control'] = headerRef('Cache-Control');
+    if (code === 401) headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
+    if (code === 429) headers['Retry-After'] = { ...HEADERS['Retry-After'], required: true };
+    if (code === 503) headers['Retry-After'] = headerRef('Retry-After');
+    if (conditional && (code === 200 || code === 304)) {
+      headers.ETag = headerRef('ETag');
+      headers['Cache-Control'] = headerRef('Cache-Control');
+    }
+    if (code === 200 && CACHED_OPERATIONS.has(key)) {
+      for (const name of ['Cache-Control', 'Age', 'X-Cache']) headers[name] = headerRef(name);
+    }
+    if (code === 200 && DOWNLOAD_OPERATIONS.has(key))
+      headers['Content-Disposition'] = headerRef('Content-Disposition');
+    if (code === 200 && CSV_CURSOR_OPERATIONS.has(key)) headers['X-Next-Cursor'] = headerRef('X-Next-Cursor');
+    response.headers = { ...headers, ...response.headers };
+  }
+}

@@ -17,7 +17,8 @@ export const numberParam = (min: number, max: number) =>
     .transform(Number)
     .pipe(
       z.number().min(min, `must be between ${min} and ${max}`).max(max, `must be between ${min} and ${max}`),
-    );
+    )
+    .openapi({ type: 'number', minimum: min, maximum: max });
 
 /** A whole number in [min, max]. */
 export const intParam = (min: number, max: number) =>
@@ -31,13 +32,16 @@ export const intParam = (min: number, max: number) =>
         .int()
         .min(min, `must be between ${min} and ${max}`)
         .max(max, `must be between ${min} and ${max}`),
-    );
+    )
+    .openapi({ type: 'integer', minimum: min, maximum: max });
 
 export const booleanParam = () =>
   z.enum(['true', 'false'], { message: 'must be true or false' }).transform((v) => v === 'true');
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+/** Both shapes as one pattern, for the OpenAPI document. */
+const ISO_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?$';
 
 /** An ISO 8601 date (`2026-11-01`, midnight UTC) or date-time with `Z` or an offset. */
 export const isoParam = () =>
@@ -46,9 +50,14 @@ export const isoParam = () =>
     .refine((v) => (ISO_DATE.test(v) || ISO_DATETIME.test(v)) && !Number.isNaN(Date.parse(v)), {
       message: 'must be an ISO 8601 date or date-time with offset, e.g. 2026-11-01T00:00:00Z',
     })
-    .transform((v) => new Date(v));
+    .transform((v) => new Date(v))
+    .openapi({ type: 'string', pattern: ISO_PATTERN });
 
 export const layerParam = () => z.enum(LAYERS, { message: `must be one of ${LAYERS.join(', ')}` });
+
+const LAYER_ALTERNATIVES = `(?:${LAYERS.join('|')})`;
+/** One layer or more, comma-separated; empty entries (`cyber,,`) are skipped as the parser does. */
+const LAYERS_PATTERN = `^(?:\\s*,)*\\s*${LAYER_ALTERNATIVES}\\s*(?:,\\s*(?:${LAYER_ALTERNATIVES}\\s*)?)*$`;
 
 /** Comma-separated threat layers, each checked. */
 export const layersParam = () =>
@@ -65,7 +74,8 @@ export const layersParam = () =>
         .array(z.enum(LAYERS, { message: `must be comma-separated values of ${LAYERS.join(', ')}` }))
         .min(1, 'must name at least one layer')
         .transform((layers) => [...new Set(layers)]),
-    );
+    )
+    .openapi({ type: 'string', pattern: LAYERS_PATTERN });
 
 export const valenceParam = () => z.enum(VALENCES, { message: `must be one of ${VALENCES.join(', ')}` });
 
@@ -76,26 +86,35 @@ export const countryParam = () =>
   z
     .string()
     .transform((v) => v.toUpperCase())
-    .refine(isCountryCode, { message: 'must be an ISO 3166-1 alpha-2 country code' });
+    .refine(isCountryCode, { message: 'must be an ISO 3166-1 alpha-2 country code' })
+    .openapi({ type: 'string', pattern: '^[A-Za-z]{2}$' });
+
+const DECIMAL = '\\s*-?\\d+(\\.\\d+)?\\s*';
+/** Four comma-separated numbers (their ranges and order are checked by the server). */
+const BBOX_PATTERN = `^${DECIMAL},${DECIMAL},${DECIMAL},${DECIMAL}$`;
 
 /** `minLat,minLng,maxLat,maxLng` in degrees. */
 export const bboxParam = () =>
-  z.string().transform((value, ctx) => {
-    const parts = value.split(',').map((p) => p.trim());
-    const nums = parts.map(Number);
-    const bad = (message: string) => {
-      ctx.addIssue({ code: 'custom', message });
-      return z.NEVER;
-    };
-    if (parts.length !== 4 || parts.some((p) => !NUMBER.test(p))) {
-      return bad('must be minLat,minLng,maxLat,maxLng as four numbers');
-    }
-    const [minLat, minLng, maxLat, maxLng] = nums as [number, number, number, number];
-    if ([minLat, maxLat].some((v) => v < -90 || v > 90)) return bad('latitudes must be within -90..90');
-    if ([minLng, maxLng].some((v) => v < -180 || v > 180)) return bad('longitudes must be within -180..180');
-    if (minLat > maxLat || minLng > maxLng) return bad('minimums must not exceed maximums');
-    return { minLat, minLng, maxLat, maxLng };
-  });
+  z
+    .string()
+    .transform((value, ctx) => {
+      const parts = value.split(',').map((p) => p.trim());
+      const nums = parts.map(Number);
+      const bad = (message: string) => {
+        ctx.addIssue({ code: 'custom', message });
+        return z.NEVER;
+      };
+      if (parts.length !== 4 || parts.some((p) => !NUMBER.test(p))) {
+        return bad('must be minLat,minLng,maxLat,maxLng as four numbers');
+      }
+      const [minLat, minLng, maxLat, maxLng] = nums as [number, number, number, number];
+      if ([minLat, maxLat].some((v) => v < -90 || v > 90)) return bad('latitudes must be within -90..90');
+      if ([minLng, maxLng].some((v) => v < -180 || v > 180))
+        return bad('longitudes must be within -180..180');
+      if (minLat > maxLat || minLng > maxLng) return bad('minimums must not exceed maximums');
+      return { minLat, minLng, maxLat, maxLng };
+    })
+    .openapi({ type: 'string', pattern: BBOX_PATTERN });
 
 export const textParam = (max: number) =>
   z
@@ -124,7 +143,8 @@ export const offsetParam = () =>
           MAX_OFFSET,
           `must be at most ${MAX_OFFSET}; page deeper with \`cursor\` (pass pagination.next_cursor), which costs the same at any depth`,
         ),
-    );
+    )
+    .openapi({ type: 'integer', minimum: 0, maximum: MAX_OFFSET });
 
 /** An opaque keyset cursor as a list wrote it in `pagination.next_cursor`. */
 export const cursorParam = () =>

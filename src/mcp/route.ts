@@ -33,7 +33,10 @@ const mcpRoute = createRoute({
       description: 'The JSON-RPC answer(s).',
       content: { 'application/json': { schema: z.union([JsonRpcMessage, z.array(JsonRpcMessage)]) } },
     },
-    202: { description: 'A notification or response was accepted; nothing to answer.' },
+    202: {
+      description: 'A notification or response was accepted; nothing to answer (the body is JSON `null`).',
+      content: { 'application/json': { schema: z.null() } },
+    },
     ...errors(400, 401, 415, 429, 503),
   },
 });

@@ -21,7 +21,7 @@ const ExportQuery = z.object({
   valence: valenceParam().optional().openapi({ example: 'crisis' }),
   minScore: numberParam(0, 10)
     .optional()
-    .openapi({ description: 'Minimum significance score, 0–10 (default 0).', example: '6' }),
+    .openapi({ description: 'Minimum significance score, 0–10 (default 0).', example: 6 }),
   format: z
     .enum(['csv', 'json', 'geojson'], { message: 'must be csv, json or geojson' })
     .default('csv')
@@ -37,6 +37,7 @@ const ExportQuery = z.object({
     .default(EXPORT_DEFAULT_ROWS)
     .openapi({
       type: 'integer',
+      minimum: 1,
       description: `Rows, default ${EXPORT_DEFAULT_ROWS}; anything above ${EXPORT_MAX_ROWS} is capped at ${EXPORT_MAX_ROWS}.`,
       example: 500,
     }),

@@ -7,6 +7,7 @@ import { access } from '../http/auth';
 import { cachedPublicRead, canonicalQuery, publicCacheKey } from '../http/etag';
 import { createRouter, errors } from '../http/openapi';
 import { intParam } from '../http/params';
+import { LAYERS, VALENCES } from '../vocab';
 import { SignalFilterQuery, toSignalFilter } from './signals';
 
 /** How long a rendered feed is shared from the store (and may be cached by readers and CDNs). */
@@ -37,6 +38,50 @@ const notModified = {
   description: 'Not modified: the `If-None-Match` ETag is current.',
 } as const;
 
+const JsonFeedAuthor = z.looseObject({ name: z.string().optional(), url: z.string().optional() });
+
+/** JSON Feed 1.1 as rendered: the spec's fields plus the `_signal` extension on each item. */
+const JsonFeedSchema = z
+  .looseObject({
+    version: z.literal('https://jsonfeed.org/version/1.1'),
+    title: z.string(),
+    home_page_url: z.string().optional(),
+    feed_url: z.string().optional(),
+    description: z.string().optional(),
+    language: z.string().optional(),
+    authors: z.array(JsonFeedAuthor).optional(),
+    items: z.array(
+      z.looseObject({
+        id: z.string().openapi({ example: 'urn:uuid:3f1c2a9e-7b4d-4e8a-9c1f-2d6b8a0e5f31' }),
+        url: z.string().optional(),
+        external_url: z.string().optional(),
+        title: z.string().optional(),
+        content_html: z.string().optional(),
+        content_text: z.string().optional(),
+        date_published: z.string().optional(),
+        date_modified: z.string().optional(),
+        authors: z.array(JsonFeedAuthor).optional(),
+        tags: z
+          .array(z.string())
+          .optional()
+          .openapi({ example: ['layer:cyber', 'country:FR'] }),
+        _signal: z
+          .looseObject({
+            about: z.string(),
+            threat_layer: z.enum(LAYERS),
+            significance_score: z.number(),
+            signal_valence: z.enum(VALENCES),
+            country_codes: z.array(z.string()),
+            is_anomaly: z.boolean(),
+            source_url: z.string(),
+            source_name: z.string(),
+          })
+          .optional(),
+      }),
+    ),
+  })
+  .openapi('JsonFeed', { description: 'A JSON Feed 1.1 document (https://jsonfeed.org/version/1.1).' });
+
 const feedRoute = createRoute({
   method: 'get',
   path: '/api/v1/feed',
@@ -51,7 +96,7 @@ const feedRoute = createRoute({
       content: {
         'application/rss+xml': { schema: z.string() },
         'application/atom+xml': { schema: z.string() },
-        'application/feed+json': { schema: z.string() },
+        'application/feed+json': { schema: JsonFeedSchema },
       },
     },
     304: notModified,

@@ -31,7 +31,7 @@ export const SignalFilterQuery = z.object({
     .openapi({ description: 'Comma-separated threat layers.', example: 'cyber,military' }),
   min_score: numberParam(0, 10)
     .optional()
-    .openapi({ description: 'Minimum significance score, 0–10.', example: '6.5' }),
+    .openapi({ description: 'Minimum significance score, 0–10.', example: 6.5 }),
   region: regionParam().optional().openapi({ example: 'Europe' }),
   country: countryParam().optional().openapi({ description: 'ISO 3166-1 alpha-2 code.', example: 'UA' }),
   city: textParam(100)

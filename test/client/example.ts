@@ -4,7 +4,7 @@ import { createSignalClient } from 'signal-intel-api/client';
 
 const api = createSignalClient({ baseUrl: 'http://localhost:8787', apiKey: process.env.KEY });
 let count = 0;
-for await (const s of api.signals({ layers: 'cyber', min_score: '8', limit: 100 })) {
+for await (const s of api.signals({ layers: 'cyber', min_score: 8, limit: 100 })) {
   if (count++ < 3) console.log(s.significance_score, s.country_codes.join('/'), s.title);
 }
 console.log(`${count} cyber signals scored 8 or more`);

@@ -43,6 +43,7 @@ describe('feeds, export and embed as public reads', () => {
         '400',
         '401',
         '429',
+        '500',
         '503',
       ]);
     }

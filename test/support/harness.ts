@@ -8,6 +8,7 @@ import { nodeDeps, serveApp, type RunningServer } from '../../src/node-runtime';
 import { memoryStore } from '../../src/store/memory';
 import type { Store } from '../../src/store/types';
 import type { KeyTier } from '../../src/vocab';
+import { contractFetch } from './contract';
 import { configureNeon, startNeonBridge, type NeonBridge } from './neon-bridge';
 import { createScratchDatabase, testDatabaseUrl } from './services';
 
@@ -67,7 +68,10 @@ export async function startTestApp(
     ...running,
     url: `http://127.0.0.1:${running.port}`,
     deps,
-    fetch: (path, init) => fetch(`http://127.0.0.1:${running.port}${path}`, init),
+    // Every response a test receives is checked against the OpenAPI document.
+    fetch: contractFetch(`http://127.0.0.1:${running.port}`, (path, init) =>
+      fetch(`http://127.0.0.1:${running.port}${path}`, init),
+    ),
   };
 }
 

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Miniflare } from 'miniflare';
 import { ASSETS_DIR, buildDocsAssets } from '../../src/docs-assets';
+import { contractFetch } from '../support/contract';
 
 export interface WorkerdInstance {
   url: string;
@@ -63,7 +64,10 @@ export async function startWorkerd(
   const url = (await mf.ready).toString().replace(/\/$/, '');
   return {
     url,
-    fetch: (path, init) => fetch(`${url}${path}`, init),
+    // The API Worker's responses are checked against the OpenAPI document like the Node server's.
+    fetch: options.env
+      ? (path, init) => fetch(`${url}${path}`, init)
+      : contractFetch(url, (path, init) => fetch(`${url}${path}`, init)),
     scheduled: async (cron = '*/5 * * * *') => (await mf.getWorker()).scheduled({ cron }),
     async close() {
       await mf.dispose();

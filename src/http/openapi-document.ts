@@ -1,0 +1,17 @@
+/**
+ * Writes the OpenAPI document the app serves to a file (or stdout), for linters and other
+ * tools that read a file: `tsx src/http/openapi-document.ts test-output/openapi.json`.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { createApp, openApiDocument } from '../app';
+
+const text = `${JSON.stringify(openApiDocument(createApp()), null, 2)}\n`;
+const target = process.argv[2];
+if (target) {
+  mkdirSync(dirname(target), { recursive: true });
+  writeFileSync(target, text);
+  console.error(`wrote ${target}`);
+} else {
+  process.stdout.write(text);
+}
