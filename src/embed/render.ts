@@ -74,6 +74,8 @@ export interface WidgetPage {
   country?: string;
   /** Same-origin path of the refresh endpoint for this selection. */
   dataPath: string;
+  /** The public origin (PUBLIC_BASE_URL or a validated Host), for the footer's link. */
+  baseUrl: string;
 }
 
 /** The widget's whole HTML document; every dynamic text is escaped. */
@@ -94,7 +96,7 @@ export function renderWidget(page: WidgetPage): string {
     `<main id="w" data-src="${escapeHtml(page.dataPath)}" data-refresh="${WIDGET_REFRESH_SECONDS}" data-empty="${escapeHtml(empty)}">` +
     `<header><h1>Latest signals</h1><span class="sub">${escapeHtml(scope)}</span></header>` +
     `<ol id="list">${items}</ol>` +
-    `<footer>Signal Intelligence API · <a href="/api/v1/docs" target="_blank" rel="noopener noreferrer">about</a></footer>` +
+    `<footer>Signal Intelligence API · <a href="${escapeHtml(page.baseUrl)}/api/v1/docs" target="_blank" rel="noopener noreferrer">about</a></footer>` +
     `</main><script>${WIDGET_JS}</script></body></html>`
   );
 }

@@ -4,6 +4,7 @@ import type { AppEnv } from '../deps';
 import { renderWidget, WIDGET_THEMES, widgetItem, widgetPolicy } from '../embed/render';
 import { recentSignals } from '../feeds/recent';
 import { access } from '../http/auth';
+import { publicBaseUrl } from '../http/base-url';
 import { cachedPublicRead, canonicalQuery, publicCacheKey } from '../http/etag';
 import { createRouter, errors } from '../http/openapi';
 import { countryParam, intParam, layersParam } from '../http/params';
@@ -115,7 +116,8 @@ export const embedRoutes = router
   .openapi(widgetRoute, async (c) => {
     const query = c.req.valid('query');
     const { db, now } = c.env.deps;
-    const key = await publicCacheKey('embed', canonicalQuery(c.req.url, WIDGET_PARAMS));
+    const baseUrl = publicBaseUrl(c);
+    const key = await publicCacheKey('embed', baseUrl, canonicalQuery(c.req.url, WIDGET_PARAMS));
     return cachedPublicRead(c, { key, maxAge: EMBED_MAX_AGE }, async () => {
       const { filter, limit } = selection(query, now());
       const rows = await recentSignals(db, filter, limit);
@@ -127,6 +129,7 @@ export const embedRoutes = router
         layers: query.layers,
         country: query.country,
         dataPath: `/embed/data${dataQuery ? `?${dataQuery}` : ''}`,
+        baseUrl,
       });
       return {
         body,
