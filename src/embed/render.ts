@@ -110,14 +110,47 @@ const sha256Source = async (text: string) => {
 let policy: Promise<string> | undefined;
 
 /**
- * The widget's Content-Security-Policy: framable anywhere, running only its own inline script
- * and stylesheet (by hash, so cached pages stay valid), talking only to its own origin.
+ * The widget's Content-Security-Policy: running only its own inline script and stylesheet (by
+ * hash, so cached pages stay valid), talking only to its own origin. It has no
+ * `frame-ancestors`: `*` would exclude `file:` and `about:blank` parents, and any page may frame it.
  */
 export function widgetPolicy(): Promise<string> {
   policy ??= Promise.all([sha256Source(WIDGET_JS), sha256Source(WIDGET_CSS)]).then(
     ([script, style]) =>
       `default-src 'none'; script-src ${script}; style-src ${style}; connect-src 'self'; ` +
-      `base-uri 'none'; form-action 'none'; frame-ancestors *`,
+      `base-uri 'none'; form-action 'none'`,
   );
   return policy;
+}
+
+/** The policy of the widget's error page: nothing runs or loads; any page may frame it. */
+export const WIDGET_ERROR_POLICY = "default-src 'none'; base-uri 'none'; form-action 'none'";
+
+/** What a problem+json body says, as far as the error page shows it. */
+export interface WidgetProblem {
+  title?: unknown;
+  detail?: unknown;
+  errors?: unknown;
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? escapeHtml(xmlSafe(value)) : '');
+
+/**
+ * A small readable page for an error inside the frame (a bad parameter, a rate limit), in place
+ * of raw problem+json; every text is escaped.
+ */
+export function renderWidgetError(problem: WidgetProblem, status: number): string {
+  const fields = Array.isArray(problem.errors)
+    ? (problem.errors as { path?: unknown; message?: unknown }[])
+        .map((e) => `<li><code>${text(e.path)}</code> ${text(e.message)}</li>`)
+        .join('')
+    : '';
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
+    `<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer">` +
+    `<meta name="color-scheme" content="light dark"><title>Latest signals: error</title></head><body>` +
+    `<main id="error" role="alert"><h1>${text(problem.title) || `Error ${status}`}</h1>` +
+    `<p>${text(problem.detail)}</p>${fields ? `<ul>${fields}</ul>` : ''}` +
+    `<p>Check the widget's address (see the API documentation, <code>/embed</code>).</p></main></body></html>`
+  );
 }
