@@ -117,7 +117,7 @@ const widgetDataRoute = createRoute({
 const embedErrors: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
   const isProblem = (c.res.headers.get('Content-Type') ?? '').startsWith('application/problem+json');
-  if (isProblem && c.req.path === '/embed') {
+  if (isProblem && c.req.method === 'GET' && c.req.path === '/embed') {
     const problem = (await c.res.clone().json()) as WidgetProblem;
     const status = c.res.status;
     c.res = new Response(renderWidgetError(problem, status), { status });
