@@ -43,8 +43,8 @@ describe("the Worker's store choice", () => {
       UPSTASH_REDIS_REST_TOKEN: 'token',
     };
     expect((await workerStoreFor(both)).kind).toBe('upstash');
-    expect((await workerStoreFor({ UPSTASH_REDIS_REST_URL: both.UPSTASH_REDIS_REST_URL })).kind).toBe(
-      'memory',
+    await expect(workerStoreFor({ UPSTASH_REDIS_REST_URL: both.UPSTASH_REDIS_REST_URL })).rejects.toThrow(
+      /must be set together/,
     );
   });
 });
