@@ -4,6 +4,7 @@ import type { AppEnv } from './deps';
 import { access } from './http/auth';
 import { createRouter } from './http/openapi';
 import { ApiError, invalidRequest, problemResponse } from './http/problem';
+import { allowedMethods } from './http/methods';
 import { observe } from './http/observe';
 import { EDGE_CACHED_PATHS, edgeCache } from './http/edge-cache';
 import { securityHeaders } from './http/security';
@@ -140,9 +141,18 @@ export function createApp() {
     docsRoutes(OPENAPI_PATH, () => app.getOpenAPI31Document(OPENAPI_INFO)),
   );
 
-  app.notFound((c) =>
-    problemResponse(c, new ApiError(404, 'not_found', `No route for ${c.req.method} ${c.req.path}.`)),
-  );
+  const allowed = allowedMethods(app);
+  app.notFound((c) => {
+    const allow = allowed(c.req.path);
+    if (allow.length > 0) {
+      const detail = `${c.req.path} answers ${allow.join(', ')}, not ${c.req.method}.`;
+      return problemResponse(
+        c,
+        new ApiError(405, 'method_not_allowed', detail, undefined, { Allow: allow.join(', ') }),
+      );
+    }
+    return problemResponse(c, new ApiError(404, 'not_found', `No route for ${c.req.method} ${c.req.path}.`));
+  });
   app.onError(handleError);
   return app;
 }

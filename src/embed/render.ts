@@ -74,6 +74,8 @@ export interface WidgetPage {
   country?: string;
   /** Same-origin path of the refresh endpoint for this selection. */
   dataPath: string;
+  /** The public origin (PUBLIC_BASE_URL or a validated Host), for the footer's link. */
+  baseUrl: string;
 }
 
 /** The widget's whole HTML document; every dynamic text is escaped. */
@@ -94,7 +96,7 @@ export function renderWidget(page: WidgetPage): string {
     `<main id="w" data-src="${escapeHtml(page.dataPath)}" data-refresh="${WIDGET_REFRESH_SECONDS}" data-empty="${escapeHtml(empty)}">` +
     `<header><h1>Latest signals</h1><span class="sub">${escapeHtml(scope)}</span></header>` +
     `<ol id="list">${items}</ol>` +
-    `<footer>Signal Intelligence API · <a href="/api/v1/docs" target="_blank" rel="noopener noreferrer">about</a></footer>` +
+    `<footer>Signal Intelligence API · <a href="${escapeHtml(page.baseUrl)}/api/v1/docs" target="_blank" rel="noopener noreferrer">about</a></footer>` +
     `</main><script>${WIDGET_JS}</script></body></html>`
   );
 }
@@ -108,14 +110,47 @@ const sha256Source = async (text: string) => {
 let policy: Promise<string> | undefined;
 
 /**
- * The widget's Content-Security-Policy: framable anywhere, running only its own inline script
- * and stylesheet (by hash, so cached pages stay valid), talking only to its own origin.
+ * The widget's Content-Security-Policy: running only its own inline script and stylesheet (by
+ * hash, so cached pages stay valid), talking only to its own origin. It has no
+ * `frame-ancestors`: `*` would exclude `file:` and `about:blank` parents, and any page may frame it.
  */
 export function widgetPolicy(): Promise<string> {
   policy ??= Promise.all([sha256Source(WIDGET_JS), sha256Source(WIDGET_CSS)]).then(
     ([script, style]) =>
       `default-src 'none'; script-src ${script}; style-src ${style}; connect-src 'self'; ` +
-      `base-uri 'none'; form-action 'none'; frame-ancestors *`,
+      `base-uri 'none'; form-action 'none'`,
   );
   return policy;
+}
+
+/** The policy of the widget's error page: nothing runs or loads; any page may frame it. */
+export const WIDGET_ERROR_POLICY = "default-src 'none'; base-uri 'none'; form-action 'none'";
+
+/** What a problem+json body says, as far as the error page shows it. */
+export interface WidgetProblem {
+  title?: unknown;
+  detail?: unknown;
+  errors?: unknown;
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? escapeHtml(xmlSafe(value)) : '');
+
+/**
+ * A small readable page for an error inside the frame (a bad parameter, a rate limit), in place
+ * of raw problem+json; every text is escaped.
+ */
+export function renderWidgetError(problem: WidgetProblem, status: number): string {
+  const fields = Array.isArray(problem.errors)
+    ? (problem.errors as { path?: unknown; message?: unknown }[])
+        .map((e) => `<li><code>${text(e.path)}</code> ${text(e.message)}</li>`)
+        .join('')
+    : '';
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
+    `<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer">` +
+    `<meta name="color-scheme" content="light dark"><title>Latest signals: error</title></head><body>` +
+    `<main id="error" role="alert"><h1>${text(problem.title) || `Error ${status}`}</h1>` +
+    `<p>${text(problem.detail)}</p>${fields ? `<ul>${fields}</ul>` : ''}` +
+    `<p>Check the widget's address (see the API documentation, <code>/embed</code>).</p></main></body></html>`
+  );
 }

@@ -18,6 +18,8 @@ export interface FeedContext {
   selfUrl: string;
   /** What the filters select, for the feed's description, e.g. `layers cyber; country UA`. */
   filterSummary: string;
+  /** The feed's time when it has no items (with items it is the newest item's time). */
+  now: Date;
 }
 
 const JSON_FEED_1_1 = 'https://jsonfeed.org/version/1.1';
@@ -62,14 +64,16 @@ function contentHtml(row: SignalRow): string {
  * Renders signals (newest first) as RSS 2.0, Atom 1.0 or JSON Feed 1.1 through the `feed`
  * package. Text is cleaned of what XML cannot carry; HTML fields are escaped here, plain-text
  * fields are left to the serializer. `updated` is the newest signal's time, so an unchanged
- * selection renders byte-identically and keeps its ETag.
+ * selection renders byte-identically and keeps its ETag; an empty feed says the current time.
  */
 export function renderFeed(rows: SignalRow[], format: FeedFormat, context: FeedContext): string {
   const clean = format === 'json' ? (text: string) => text : xmlSafe;
-  const updated = rows.reduce(
-    (latest, row) => (row.publishedAt > latest ? row.publishedAt : latest),
-    new Date(0),
-  );
+  const updated = rows.length
+    ? rows.reduce(
+        (latest, row) => (row.publishedAt > latest ? row.publishedAt : latest),
+        rows[0]!.publishedAt,
+      )
+    : context.now;
   const feed = new Feed({
     id: context.selfUrl,
     title: TITLE,
@@ -84,7 +88,8 @@ export function renderFeed(rows: SignalRow[], format: FeedFormat, context: FeedC
     author: { name: 'Signal Intelligence API', link: `${context.baseUrl}/api/v1/docs` },
   });
   for (const row of rows) {
-    const link = `${context.baseUrl}/api/v1/signals/${row.id}`;
+    // A reader's click must land on a public page: the original item, never the keyed API.
+    const link = httpUrl(row.sourceUrl) ?? `${context.baseUrl}/api/v1/docs`;
     const item: Item = {
       // Atom's title is declared type="html" by the package, so it gets escaped HTML there.
       title:

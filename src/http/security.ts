@@ -13,10 +13,13 @@ const EXPOSED = [
   'Server-Timing',
 ].join(',');
 
+/** The widget: the only page any other page (any origin, `file:`, `about:blank`) may frame. */
+export const FRAMEABLE_PATH = '/embed';
+
 /**
  * CORS for any origin without credentials, and the security headers of DESIGN §3: every
- * response forbids sniffing and sends no referrer; all but `/embed` (which sets its own,
- * frameable policy) forbid framing. Any `OPTIONS` is answered as a preflight.
+ * response forbids sniffing and sends no referrer; all but `/embed` (which sets its own
+ * policy without `frame-ancestors`) forbid framing, by CSP and by `X-Frame-Options`. Any `OPTIONS` is answered as a preflight.
  *
  * Everything is set before the handler runs, on purpose: a header set on a finished response
  * (as `hono/cors` and an after-`next()` middleware do) makes Hono rebuild it around a stream,
@@ -37,6 +40,9 @@ export const securityHeaders: MiddlewareHandler = async (c, next) => {
   c.header('Timing-Allow-Origin', '*');
   c.header('X-Content-Type-Options', 'nosniff');
   c.header('Referrer-Policy', 'no-referrer');
-  if (!c.req.path.startsWith('/embed')) c.header('Content-Security-Policy', "frame-ancestors 'none'");
+  if (c.req.path !== FRAMEABLE_PATH) {
+    c.header('Content-Security-Policy', "frame-ancestors 'none'");
+    c.header('X-Frame-Options', 'DENY');
+  }
   await next();
 };

@@ -1,9 +1,18 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../deps';
-import { renderWidget, WIDGET_THEMES, widgetItem, widgetPolicy } from '../embed/render';
+import {
+  renderWidget,
+  renderWidgetError,
+  WIDGET_ERROR_POLICY,
+  WIDGET_THEMES,
+  widgetItem,
+  widgetPolicy,
+  type WidgetProblem,
+} from '../embed/render';
 import { recentSignals } from '../feeds/recent';
 import { access } from '../http/auth';
+import { publicBaseUrl } from '../http/base-url';
 import { cachedPublicRead, canonicalQuery, publicCacheKey } from '../http/etag';
 import { createRouter, errors } from '../http/openapi';
 import { countryParam, intParam, layersParam } from '../http/params';
@@ -51,6 +60,12 @@ const WidgetItemSchema = z
   })
   .openapi('WidgetItem');
 
+/** The data endpoint is JSON for the widget's script, never a page to frame. */
+const DATA_POLICY = "default-src 'none'; frame-ancestors 'none'";
+
+const widgetError = (description: string) =>
+  ({ description, content: { 'text/html': { schema: z.string() } } }) as const;
+
 const notModified = { description: 'Not modified: the `If-None-Match` ETag is current.' } as const;
 
 const widgetRoute = createRoute({
@@ -59,13 +74,16 @@ const widgetRoute = createRoute({
   tags: ['Embed'],
   summary: 'Embeddable widget of recent signals',
   description:
-    'A server-rendered HTML page for an `<iframe>`: the newest signals of the last `hours`, refreshed in place every 2 minutes. It sends its own Content-Security-Policy (`frame-ancestors *`, only its own hashed script and style, requests only to its own origin), no X-Frame-Options and no cookies. Public (per-IP limit); `ETag`/304.',
+    'A server-rendered HTML page for an `<iframe>`: the newest signals of the last `hours`, refreshed in place every 2 minutes. Any page may frame it, `file:` and `about:blank` included: its Content-Security-Policy has no `frame-ancestors` (only its own hashed script and style, requests only to its own origin), and it sends no X-Frame-Options and no cookies. An error (a bad parameter, a rate limit) is answered with a small HTML page saying why, with the same status. Public (per-IP limit); `ETag`/304 (the 304 carries the same policy).',
   middleware: [access('public')] as const,
   request: { query: WidgetQuery },
   responses: {
     200: { description: 'The widget page.', content: { 'text/html': { schema: z.string() } } },
     304: notModified,
-    ...errors(400, 401, 429, 503),
+    400: widgetError('A parameter is invalid: a page naming it.'),
+    401: widgetError('The `X-Api-Key` sent is not valid: a page saying so.'),
+    429: widgetError('Rate limited: a page saying so (with `Retry-After`).'),
+    503: widgetError('The service is briefly unavailable: a page saying so (with `Retry-After`).'),
   },
 });
 
@@ -92,13 +110,20 @@ const widgetDataRoute = createRoute({
 });
 
 /**
- * `/embed` is exempt from the app-wide `frame-ancestors 'none'`, so its error pages (a 400,
- * a 429) get a locked-down policy here that still lets the host page show them.
+ * `/embed` alone is exempt from the app-wide framing ban (`/embed/data` keeps it). Its pages
+ * carry the widget policy, set before rendering so a 304 carries it too; an error on it (a bad
+ * parameter, a 429) becomes a small readable HTML page with the same status, framable anywhere.
  */
-const embedFallbackPolicy: MiddlewareHandler<AppEnv> = async (c, next) => {
+const embedErrors: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
-  if (!c.res.headers.has('Content-Security-Policy')) {
-    c.header('Content-Security-Policy', "default-src 'none'; frame-ancestors *");
+  const isProblem = (c.res.headers.get('Content-Type') ?? '').startsWith('application/problem+json');
+  if (isProblem && c.req.method === 'GET' && c.req.path === '/embed') {
+    const problem = (await c.res.clone().json()) as WidgetProblem;
+    const status = c.res.status;
+    c.res = new Response(renderWidgetError(problem, status), { status });
+    c.res.headers.set('Content-Type', 'text/html; charset=utf-8');
+    c.res.headers.set('Content-Security-Policy', WIDGET_ERROR_POLICY);
+    c.res.headers.delete('Content-Length');
   }
 };
 
@@ -108,14 +133,16 @@ const selection = (q: z.infer<typeof SelectionQuery>, now: Date) => ({
 });
 
 const router = createRouter();
-router.use('/embed', embedFallbackPolicy);
-router.use('/embed/*', embedFallbackPolicy);
+router.use('/embed', embedErrors);
 
 export const embedRoutes = router
   .openapi(widgetRoute, async (c) => {
     const query = c.req.valid('query');
     const { db, now } = c.env.deps;
-    const key = await publicCacheKey('embed', canonicalQuery(c.req.url, WIDGET_PARAMS));
+    const baseUrl = publicBaseUrl(c);
+    const key = await publicCacheKey('embed', baseUrl, canonicalQuery(c.req.url, WIDGET_PARAMS));
+    // Set here, not in the rendering, so a 304 carries the same policy as the 200.
+    c.header('Content-Security-Policy', await widgetPolicy());
     return cachedPublicRead(c, { key, maxAge: EMBED_MAX_AGE }, async () => {
       const { filter, limit } = selection(query, now());
       const rows = await recentSignals(db, filter, limit);
@@ -127,13 +154,11 @@ export const embedRoutes = router
         layers: query.layers,
         country: query.country,
         dataPath: `/embed/data${dataQuery ? `?${dataQuery}` : ''}`,
+        baseUrl,
       });
       return {
         body,
-        headers: {
-          'Content-Type': 'text/html; charset=utf-8',
-          'Content-Security-Policy': await widgetPolicy(),
-        },
+        headers: { 'Content-Type': 'text/html; charset=utf-8' },
       };
     });
   })
@@ -141,15 +166,13 @@ export const embedRoutes = router
     const query = c.req.valid('query');
     const { db, now } = c.env.deps;
     const key = await publicCacheKey('embed-data', canonicalQuery(c.req.url, SELECTION_PARAMS));
+    c.header('Content-Security-Policy', DATA_POLICY);
     return cachedPublicRead(c, { key, maxAge: EMBED_MAX_AGE }, async () => {
       const { filter, limit } = selection(query, now());
       const rows = await recentSignals(db, filter, limit);
       return {
         body: JSON.stringify({ items: rows.map(widgetItem) }),
-        headers: {
-          'Content-Type': 'application/json; charset=utf-8',
-          'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
-        },
+        headers: { 'Content-Type': 'application/json; charset=utf-8' },
       };
     });
   });

@@ -1,9 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
-import type { AppEnv } from '../deps';
 import { FEED_CONTENT_TYPES, FEED_FORMATS, renderFeed } from '../feeds/build';
 import { recentSignals } from '../feeds/recent';
 import { access } from '../http/auth';
+import { publicBaseUrl } from '../http/base-url';
 import { cachedPublicRead, canonicalQuery, publicCacheKey } from '../http/etag';
 import { createRouter, errors } from '../http/openapi';
 import { intParam } from '../http/params';
@@ -12,11 +11,6 @@ import { SignalFilterQuery, toSignalFilter } from './signals';
 
 /** How long a rendered feed is shared from the store (and may be cached by readers and CDNs). */
 export const FEED_MAX_AGE = 60;
-
-/** The public origin for links: PUBLIC_BASE_URL, else the request's own origin. */
-export function publicBaseUrl(c: Context<AppEnv>): string {
-  return (c.env.deps.config.PUBLIC_BASE_URL ?? new URL(c.req.url).origin).replace(/\/+$/, '');
-}
 
 const FeedQuery = SignalFilterQuery.extend({
   format: z
@@ -87,7 +81,7 @@ const feedRoute = createRoute({
   path: '/api/v1/feed',
   tags: ['Feeds and exports'],
   summary: 'Signals as RSS, Atom or JSON Feed',
-  description: `The newest signals matching the filters of /api/v1/signals, newest first. Each item links to the signal in this API, carries the original source link in its body, and has its threat layer, score, valence and countries as categories (RSS \`domain\`, Atom \`scheme\` \`urn:signal-intel:<facet>\`, JSON Feed tags \`<facet>:<value>\` plus a \`_signal\` extension). Public; sends a strong \`ETag\` and answers \`If-None-Match\` with 304; rendered feeds are shared for ${FEED_MAX_AGE} s.`,
+  description: `The newest signals matching the filters of /api/v1/signals, newest first. Each item links to the original source (a public page; the signal id is its guid \`urn:uuid:<id>\`), and has its threat layer, score, valence and countries as categories (RSS \`domain\`, Atom \`scheme\` \`urn:signal-intel:<facet>\`, JSON Feed tags \`<facet>:<value>\` plus a \`_signal\` extension). Public; sends a strong \`ETag\` and answers \`If-None-Match\` with 304; rendered feeds are shared for ${FEED_MAX_AGE} s.`,
   middleware: [access('public', { queryKey: true })] as const,
   request: { query: FeedQuery },
   responses: {
@@ -121,7 +115,12 @@ export const feedRoutes = createRouter().openapi(feedRoute, async (c) => {
   const key = await publicCacheKey('feed', selfUrl);
   return cachedPublicRead(c, { key, maxAge: FEED_MAX_AGE }, async () => {
     const rows = await recentSignals(c.env.deps.db, filter, limit);
-    const body = renderFeed(rows, format, { baseUrl, selfUrl, filterSummary: summarize(canonical) });
+    const body = renderFeed(rows, format, {
+      baseUrl,
+      selfUrl,
+      filterSummary: summarize(canonical),
+      now: c.env.deps.now(),
+    });
     return { body, headers: { 'Content-Type': FEED_CONTENT_TYPES[format] } };
   });
 });

@@ -61,8 +61,11 @@ export async function dispatchWebhooks(
   const seen: string[] = [];
   // Each lane claims its next webhook only when it is free, so one slow receiver holds one
   // lane, not a whole round of them.
+  // A lane takes its slot before it claims, or lanes claiming together overshoot maxWebhooks.
+  let slots = maxWebhooks;
   const lane = async () => {
-    while (Date.now() - started < budgetMs && seen.length < maxWebhooks) {
+    while (Date.now() - started < budgetMs && slots > 0) {
+      slots -= 1;
       const [webhook] = await claimDue(deps.db, deps.now(), 1, seen);
       if (!webhook) return;
       seen.push(webhook.id);

@@ -41,6 +41,8 @@ describe('analytics on the demo data', () => {
 
   it('compound crises exist in both windows, each on 2+ layers', async () => {
     const body = await get('/api/v1/compound-crises');
+    // Both windows, named: a loop over an empty list would assert nothing.
+    expect(body.data.map((w: { window_type: string }) => w.window_type).sort()).toEqual(['acute', 'chronic']);
     for (const window of body.data) {
       expect(window.data.length).toBeGreaterThan(3);
       for (const crisis of window.data) {

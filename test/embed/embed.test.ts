@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
+import { renderWidgetError } from '../../src/embed/render';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { FIXTURE, fixtureItems } from '../support/fixture';
 import { backends, startTestApp, type TestApp } from '../support/harness';
@@ -41,7 +42,7 @@ describe.each(backends)('GET /embed on $name', (backend) => {
     expect(html).toContain('data-src="/embed/data"');
   });
 
-  it('sends its own CSP: framable anywhere, only its own hashed script and style, no cookies', async () => {
+  it('sends its own CSP: framable from any parent, only its own hashed script and style, no cookies', async () => {
     const res = await app.fetch('/embed?theme=dark');
     const html = await res.text();
     const script = html.match(/<script>([\s\S]*?)<\/script>/)![1]!;
@@ -54,8 +55,9 @@ describe.each(backends)('GET /embed on $name', (backend) => {
       "connect-src 'self'",
       "base-uri 'none'",
       "form-action 'none'",
-      'frame-ancestors *',
     ]);
+    // No frame-ancestors at all: `*` would still exclude file: and about:blank parents.
+    expect(csp).not.toContain('frame-ancestors');
     expect(html.match(/<script/g)).toHaveLength(1);
     expect(html).not.toMatch(/<[^>]*\s(style|on[a-z]+)=/i); // no inline attributes the CSP would block
     expect(res.headers.get('x-frame-options')).toBeNull();
@@ -123,13 +125,53 @@ describe.each(backends)('GET /embed on $name', (backend) => {
     ['layers=weather', 'layers'],
     ['country=XX', 'country'],
     ['limit=31', 'limit'],
-  ])('rejects %s naming %s, in a frame-safe problem', async (query, field) => {
+  ])('rejects %s with a readable HTML page naming %s, framable anywhere', async (query, field) => {
     const res = await app.fetch(`/embed?${query}`);
     expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; base-uri 'none'; form-action 'none'",
+    );
+    expect(res.headers.get('x-frame-options')).toBeNull();
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const html = await res.text();
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    expect(html).toContain('<h1>Invalid request</h1>');
+    expect(html).toContain(`<li><code>${field}</code> `);
+    expect(html).not.toContain('"code"');
+  });
+
+  it('renders the error page with only its own few tags, every text escaped', async () => {
+    const res = await app.fetch(`/embed?layers=${encodeURIComponent('<img src=x onerror=alert(1)>')}`);
+    expect(res.status).toBe(400);
+    const served = await res.text();
+    const hostile = renderWidgetError(
+      {
+        title: '<script>alert(1)</script>',
+        detail: '"><img src=x onerror=alert(2)>',
+        errors: [{ path: '<b>layers</b>', message: "it's <i>bad</i> & wrong" }],
+      },
+      400,
+    );
+    const allowed = ['html', 'head', 'meta', 'title', 'body', 'main', 'h1', 'p', 'ul', 'li', 'code'];
+    for (const html of [served, hostile]) {
+      const tags = [...html.matchAll(/<([a-z][a-z0-9]*)/g)].map((m) => m[1]!);
+      expect(tags.filter((tag) => !allowed.includes(tag))).toEqual([]);
+    }
+    expect(hostile).toContain('<h1>&lt;script&gt;alert(1)&lt;/script&gt;</h1>');
+    expect(hostile).toContain(
+      '<li><code>&lt;b&gt;layers&lt;/b&gt;</code> it&#39;s &lt;i&gt;bad&lt;/i&gt; &amp; wrong</li>',
+    );
+  });
+
+  it('keeps the data endpoint unframeable, and its errors problem+json', async () => {
+    const res = await app.fetch('/embed/data?hours=0');
+    expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors *");
-    const body = (await res.json()) as { code: string; errors: { path: string }[] };
-    expect(body.code).toBe('invalid_request');
-    expect(body.errors.map((e) => e.path)).toContain(field);
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    const data = await app.fetch('/embed/data');
+    expect(data.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
+    expect(data.headers.get('x-frame-options')).toBe('DENY');
   });
 });

@@ -1,6 +1,9 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
@@ -129,6 +132,50 @@ describe.skipIf(!runBrowser)('the /embed widget in a browser', () => {
       expect(requests.every((url) => url.startsWith(hostOrigin) || url.startsWith(widgetOrigin))).toBe(true);
       expect(await context.cookies()).toEqual([]); // no origin set a cookie
       await (await page.$('#widget'))!.screenshot({ path: `${OUTPUT}/embed-${theme}-${scheme}.png` });
+    } finally {
+      await context.close();
+    }
+  });
+
+  /** Frames `/embed?query` from a page that has no http origin, and returns the frame once loaded. */
+  async function frameFrom(page: Page, query: string, selector: string): Promise<Frame> {
+    const handle = await page.waitForSelector('#widget');
+    const frame = (await handle.contentFrame())!;
+    await frame.waitForSelector(selector, { timeout: 10_000 });
+    expect(frame.url()).toBe(`${widgetOrigin}/embed${query ? `?${query}` : ''}`);
+    return frame;
+  }
+  const iframe = (query: string) =>
+    `<!doctype html><html><body><iframe id="widget" src="${widgetOrigin}/embed${query ? `?${query.replaceAll('&', '&amp;')}` : ''}" width="420" height="640"></iframe></body></html>`;
+
+  it('can be framed from about:blank and from a file: page', async () => {
+    const context = await browser.newContext();
+    try {
+      const blank = await context.newPage();
+      expect(blank.url()).toBe('about:blank');
+      await blank.setContent(iframe('hours=168'));
+      expect(await titles(await frameFrom(blank, 'hours=168', '#list .t'))).toHaveLength(10);
+
+      const file = join(mkdtempSync(join(tmpdir(), 'embed-host-')), 'host.html');
+      writeFileSync(file, iframe('layers=cyber'));
+      const local = await context.newPage();
+      await local.goto(pathToFileURL(file).href);
+      const frame = await frameFrom(local, 'layers=cyber', '#list .t');
+      expect(await titles(frame)).toHaveLength(2);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows a parameter error as a readable message inside the frame', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.setContent(iframe('hours=0&theme=sepia'));
+      const frame = await frameFrom(page, 'hours=0&theme=sepia', '#error');
+      expect(await frame.textContent('h1')).toBe('Invalid request');
+      const fields = await frame.$$eval('#error li code', (nodes) => nodes.map((n) => n.textContent));
+      expect(fields.sort()).toEqual(['hours', 'theme']);
     } finally {
       await context.close();
     }

@@ -95,7 +95,7 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
     expect(names).toEqual(newestFirst());
     const lyon = channel.item[names.indexOf('lyonHospital')];
     expect(lyon.title).toBe(FIXTURE.lyonHospital.title);
-    expect(lyon.link[0]).toBe(`${app.url}/api/v1/signals/${idOf.get('lyonHospital')}`);
+    expect(lyon.link[0]).toBe(FIXTURE.lyonHospital.source_url);
     expect(lyon.guid['@isPermaLink']).toBe('false');
     expect(new Date(lyon.pubDate).toISOString()).toBe('2026-11-21T09:30:00.000Z');
     expect(lyon.category.map((c: any) => [c['@domain'], c['#text']])).toEqual([
@@ -129,7 +129,7 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
     expect(lviv.title['@type']).toBe('html');
     expect(lviv.updated).toBe('2026-11-19T12:00:00.000Z');
     expect(lviv.author.name).toBe('Example Wire');
-    expect(lviv.link[0]['@href']).toBe(`${app.url}/api/v1/signals/${idOf.get('lvivGrid')}`);
+    expect(lviv.link[0]['@href']).toBe(FIXTURE.lvivGrid.source_url);
     expect(lviv.category.map((c: any) => [c['@scheme'], c['@term']])).toEqual([
       ['urn:signal-intel:threat_layer', 'cyber'],
       ['urn:signal-intel:significance_score', '7.5'],
@@ -160,7 +160,7 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
       'lagosPort',
     ]);
     expect(resolved).toMatchObject({
-      url: `${app.url}/api/v1/signals/${idOf.get('lagosResolved')}`,
+      url: FIXTURE.lagosResolved.source_url,
       external_url: FIXTURE.lagosResolved.source_url,
       title: FIXTURE.lagosResolved.title,
       content_text: FIXTURE.lagosResolved.content_display,
@@ -175,6 +175,63 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
       _signal: { threat_layer: 'supply_chain', significance_score: 3.5, country_codes: ['NG'] },
     });
   });
+
+  /** Every item link of a feed in each format, parsed from the document a reader gets. */
+  const itemLinks = async (format: 'rss' | 'atom' | 'json') => {
+    const res = await get(`/api/v1/feed?format=${format}&limit=50`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    if (format === 'json') return (JSON.parse(text).items as { url: string }[]).map((item) => item.url);
+    const doc = parseXml(text);
+    if (format === 'rss') return (doc.rss.channel.item as { link: string[] }[]).map((item) => item.link[0]!);
+    return (doc.feed.entry as { link: { '@href': string }[] }[]).map((entry) => entry.link[0]!['@href']);
+  };
+
+  it.each(['rss', 'atom', 'json'] as const)(
+    'links every %s item to its public source page, never to the keyed API',
+    async (format) => {
+      const links = await itemLinks(format);
+      expect(links).toHaveLength(12);
+      expect(links.sort()).toEqual(
+        Object.values(ALL)
+          .map((item) => item.source_url)
+          .sort(),
+      );
+      for (const link of links) expect(link).not.toContain('/api/v1/signals');
+    },
+  );
+
+  it('gives the links to its own origin (the docs page) without a key: no click lands on a 401', async () => {
+    const res = await get('/api/v1/feed?format=atom&limit=50');
+    const feed = parseXml(await res.text()).feed;
+    const own = [
+      ...feed.link.map((l: any) => l['@href']),
+      feed.author.uri,
+      ...feed.entry.flatMap((e: any) => e.link.map((l: any) => l['@href'])),
+    ].filter((href: string) => href.startsWith(app.url) && !href.includes('/api/v1/feed'));
+    expect(own).toContain(`${app.url}/api/v1/docs`);
+    for (const href of new Set(own)) expect((await fetch(href)).status, href).toBe(200);
+  });
+
+  it.each(['rss', 'atom'] as const)(
+    'dates an empty %s feed at the current time, not 1970',
+    async (format) => {
+      const before = Date.now();
+      const res = await get(`/api/v1/feed?format=${format}&search=nothingmatchesthisword`);
+      const after = Date.now();
+      expect(res.status).toBe(200);
+      const doc = parseXml(await res.text());
+      const stamp =
+        format === 'rss'
+          ? (expect(doc.rss.channel.item).toBeUndefined(), doc.rss.channel.lastBuildDate)
+          : doc.feed.updated;
+      if (format === 'atom') expect(doc.feed.entry).toBeUndefined();
+      // RSS dates have whole seconds.
+      const time = Date.parse(stamp);
+      expect(time).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+      expect(time).toBeLessThanOrEqual(after);
+    },
+  );
 
   it('keeps hostile text intact and inert in RSS', async () => {
     const item = parseXml(await (await get('/api/v1/feed?layers=cyber&limit=1')).text()).rss.channel.item[0];
@@ -311,7 +368,7 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
       const feed = (await (await other.fetch('/api/v1/feed?format=json&limit=1')).json()) as any;
       expect(feed.home_page_url).toBe('https://signals.example.org/api/v1/docs');
       expect(feed.feed_url).toBe('https://signals.example.org/api/v1/feed?format=json&limit=1');
-      expect(feed.items[0].url).toMatch(/^https:\/\/signals\.example\.org\/api\/v1\/signals\/[0-9a-f-]{36}$/);
+      expect(feed.items[0].url).toBe(feed.items[0].external_url);
     } finally {
       await other.close();
     }

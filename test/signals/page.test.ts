@@ -72,6 +72,57 @@ describe.each(backends)('a page of signals written by Postgres on $name', (backe
     return { signals: rows.slice(0, page.limit).map(signalJson), hasMore: rows.length > page.limit };
   };
 
+  type Item = {
+    significance_score: number;
+    published_at: string;
+    threat_layer: string;
+    title: string;
+    content_display: string;
+    country_codes: readonly string[];
+    lat?: number | null;
+    lng?: number | null;
+    source_url: string;
+  };
+  /**
+   * Which signals a page holds, worked out here from the ingested items without the query under
+   * test: filters applied in JavaScript, ordered by score then time, newest first.
+   */
+  const independentPage = (filter: SignalFilter, page: { limit: number; offset: number }) => {
+    const items = [...fixtureItems(), ...Object.values(NASTY), ...EDGES] as unknown as Item[];
+    const { bbox } = filter;
+    return items
+      .filter((item) => !filter.layers || filter.layers.includes(item.threat_layer as never))
+      .filter((item) => filter.minScore === undefined || item.significance_score >= filter.minScore)
+      .filter((item) => !filter.country || item.country_codes.includes(filter.country))
+      .filter((item) => !filter.search || /\bpower/i.test(`${item.title} ${item.content_display}`))
+      .filter(
+        (item) =>
+          !bbox ||
+          (item.lat != null &&
+            item.lng != null &&
+            item.lat >= bbox.minLat &&
+            item.lat <= bbox.maxLat &&
+            item.lng >= bbox.minLng &&
+            item.lng <= bbox.maxLng),
+      )
+      .sort(
+        (a, b) =>
+          b.significance_score - a.significance_score ||
+          Date.parse(b.published_at) - Date.parse(a.published_at),
+      )
+      .slice(page.offset, page.offset + page.limit)
+      .map((item) => item.source_url);
+  };
+
+  it.each(PAGES)(
+    'holds the signals an independent reading of the items selects: %s',
+    async (_, filter, page) => {
+      const built = await listSignalPage(database.db, filter, page, 'json');
+      const data = JSON.parse(built.data) as { source_url: string }[];
+      expect(data.map((signal) => signal.source_url)).toEqual(independentPage(filter, page));
+    },
+  );
+
   it.each(PAGES)('JSON equals the rows drizzle reads, in the public shape: %s', async (_, filter, page) => {
     const expected = await expectedPage(filter, page);
     const built = await listSignalPage(database.db, filter, page, 'json');

@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
 import { pgliteDatabase } from '../../src/db/node';
 import { webhooks } from '../../src/db/schema';
+import { ingestSignals } from '../../src/ingest/pipeline';
 import { generateEncryptionKey } from '../../src/webhooks/crypto';
+import { FIXTURE } from '../support/fixture';
 import { admin, backends, createKey, startTestApp, type TestApp } from '../support/harness';
 import { startReceiver, type Receiver } from './receiver';
 
@@ -252,12 +254,41 @@ describe('webhook registration', () => {
     }
   });
 
-  it('runs a dispatcher pass for the operator only', async () => {
+  it('runs a dispatcher pass for the operator only, and that pass delivers', async () => {
     const denied = await app.fetch('/api/v1/admin/webhooks/dispatch', { method: 'POST' });
     expect(denied.status).toBe(401);
-    const res = await app.fetch('/api/v1/admin/webhooks/dispatch', admin({ method: 'POST' }));
-    expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ deliveries: expect.any(Number), webhooks: expect.any(Number) });
+    // A server that may reach the loopback receiver, and no other test's webhooks in the way.
+    const local = await startTestApp(database.db, { config: { WEBHOOK_ALLOW_INSECURE: true } });
+    const target = await startReceiver();
+    try {
+      await database.db.delete(webhooks);
+      const { key } = await createKey(database.db);
+      const created = await local.fetch('/api/v1/webhooks', call(key, 'POST', { url: target.url }));
+      expect(created.status).toBe(201);
+      const item = {
+        ...FIXTURE.kyivStrike,
+        source_url: `https://wire.example.com/route-dispatch-${Date.now()}`,
+      };
+      expect(await ingestSignals(database.db, [item])).toMatchObject({ accepted: 1 });
+      // The dispatcher leaves signals younger than its 1 s settling margin for the next pass.
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      const res = await local.fetch('/api/v1/admin/webhooks/dispatch', admin({ method: 'POST' }));
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({
+        webhooks: 1,
+        deliveries: 1,
+        succeeded: 1,
+        failed: 0,
+        signals: 1,
+      });
+      expect(target.received).toHaveLength(1);
+      expect(target.received[0]!.body.signal_count).toBe(1);
+      const again = await local.fetch('/api/v1/admin/webhooks/dispatch', admin({ method: 'POST' }));
+      expect(await again.json()).toMatchObject({ deliveries: 0 });
+    } finally {
+      await target.close();
+      await local.close();
+    }
   });
 });
 

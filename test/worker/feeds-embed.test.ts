@@ -205,7 +205,6 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd: f
       "connect-src 'self'",
       "base-uri 'none'",
       "form-action 'none'",
-      'frame-ancestors *',
     ]);
 
     const data = await get('/embed/data?hours=6&layers=cyber');
@@ -216,9 +215,13 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd: f
     // Its error pages stay frameable; every other route forbids framing.
     const bad = await get('/embed?hours=0');
     expect(bad.status).toBe(400);
-    expect(bad.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors *");
+    expect(bad.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(bad.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; base-uri 'none'; form-action 'none'",
+    );
     const health = await get('/api/v1/health');
     expect(health.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
+    expect(health.headers.get('x-frame-options')).toBe('DENY');
 
     await expectConditional(get, '/embed?hours=6&theme=light');
   });

@@ -1,0 +1,77 @@
+/**
+ * `npm run bench` (first part): how fast the units whose speed matters are, printed as figures.
+ * Tests assert only behaviour; the timings they used to assert live here, with no pass/fail:
+ * entity extraction on long texts (linear, so 10k and 50k characters should scale ~5×), demo
+ * data generation, a webhook delivery to a receiver that never answers (given up at its
+ * timeout), and a store call that hangs (given up at its deadline).
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { generateDemoSignals } from '../src/ingest/demo';
+import { extractEntities } from '../src/ingest/entities';
+import { withDeadline } from '../src/store/deadline';
+import { sendDelivery } from '../src/webhooks/deliver';
+
+const NOW = new Date('2026-11-22T06:00:00Z');
+
+/** Median of `runs` timings of `work`, in milliseconds. */
+async function median(runs: number, work: () => unknown): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    await work();
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+const figures: [string, number][] = [];
+const record = (name: string, ms: number) => {
+  figures.push([name, ms]);
+  console.log(`${name.padEnd(58)} ${ms.toFixed(1).padStart(9)} ms`);
+};
+
+const sentence =
+  'Gen. Tarek Osman said the Rapid Support Forces shelled El Fasher overnight, while the World Health Organization warned of cholera in Port Sudan. ';
+for (const chars of [10_000, 50_000]) {
+  const text = sentence.repeat(Math.ceil(chars / sentence.length)).slice(0, chars);
+  record(
+    `extractEntities, ${chars.toLocaleString('en')} characters`,
+    await median(5, () => extractEntities(text)),
+  );
+}
+for (const count of [6_000, 100_000]) {
+  record(
+    `generateDemoSignals, ${count.toLocaleString('en')} items`,
+    await median(3, () => generateDemoSignals({ count, now: NOW, seed: 2 })),
+  );
+}
+
+// A receiver that accepts the connection and never answers.
+const hanging = createServer(() => {});
+await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/`;
+for (const timeoutMs of [1_000]) {
+  const result = await sendDelivery(
+    { url, body: '{}', deliveryId: '00000000-0000-4000-8000-000000000000', secret: null },
+    {
+      fetch: globalThis.fetch.bind(globalThis),
+      allowInsecure: true,
+      timeoutMs,
+      timestamp: Math.floor(NOW.getTime() / 1000),
+    },
+  );
+  record(
+    `webhook delivery to a silent receiver, ${timeoutMs} ms timeout (${result.error})`,
+    result.durationMs,
+  );
+}
+hanging.closeAllConnections();
+hanging.close();
+
+const started = performance.now();
+await withDeadline(new Promise(() => {}), 1_000).catch(() => {});
+record('store call that never answers, 1,000 ms deadline', performance.now() - started);
+
+console.log(JSON.stringify({ units: Object.fromEntries(figures) }));
