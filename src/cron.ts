@@ -1,13 +1,17 @@
-import { dispatchWebhooks } from './webhooks/dispatch';
+import { runCycle } from './sources/cycle';
 import { workerDeps, type WorkerEnv } from './worker-deps';
 
-/** The webhook Worker: every 5 minutes (wrangler.toml `[env.webhooks]`), one dispatcher pass. */
+/**
+ * The cron Worker: every 5 minutes (wrangler.toml `[env.webhooks]`), one live-data cycle: polls
+ * the sources that are due, then one dispatcher pass, so new signals go out in the same run.
+ */
 export default {
   async scheduled(controller: ScheduledController, env: WorkerEnv, ctx: ExecutionContext): Promise<void> {
     const { deps, database } = workerDeps(env, ctx);
     try {
-      const summary = await dispatchWebhooks(deps);
-      deps.log.info('webhook dispatch', { cron: controller.cron, ...summary });
+      const { polls, ...summary } = await runCycle(deps);
+      deps.log.info('source cycle', { cron: controller.cron, ...summary, polls: polls.length });
+      for (const poll of polls) deps.log.info('source poll', { ...poll });
     } finally {
       ctx.waitUntil(database.close());
     }
