@@ -3,7 +3,6 @@ import type { Database } from '../db/client';
 import { sources } from '../db/schema';
 import type { SourceRow } from './store';
 
-
 const MINUTE = 60_000;
 /** Longest wait after failures, unless the source's own interval is longer (KEV: daily). */
 export const MAX_BACKOFF_MS = 6 * 60 * MINUTE;

@@ -171,7 +171,12 @@ export async function pollSource(
     }
     const kind = error instanceof PollFailure ? error.kind : 'internal_error';
     const retry = error instanceof PollFailure ? error.retryAfterMs : 0;
-    const failed = await recordFailure(deps.db, source, { now, intervalMinutes, error: kind, retryAfterMs: retry });
+    const failed = await recordFailure(deps.db, source, {
+      now,
+      intervalMinutes,
+      error: kind,
+      retryAfterMs: retry,
+    });
     return {
       ...named,
       status: 'failed',
