@@ -11,6 +11,8 @@ import type { DatabaseHandle } from './db/client';
 import { pgliteDatabase, postgresDatabase } from './db/node';
 import { consoleLogger, type Deps } from './deps';
 import { nodeOutboundFetch } from './net/outbound-node';
+import { describeCycle, startCycleTimer } from './sources/cycle';
+import { seedCatalogue } from './sources/store';
 import { memoryStore } from './store/memory';
 import type { Store } from './store/types';
 import { upstashStore } from './store/upstash';
@@ -111,4 +113,22 @@ export function adminToken(config: Config): string {
   const token = `adm_${randomBytes(24).toString('base64url')}`;
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
   return token;
+}
+
+/** LIVE_SOURCES keeps its own embedded database beside the demo one (`.data-live`), never mixed. */
+export const liveDataDir = (config: Config): string => `${config.DATA_DIR.replace(/\/+$/, '')}-live`;
+
+/**
+ * LIVE_SOURCES on the Node server: adds the catalogue sources missing from the database, then
+ * polls the due ones at once and every minute after (each source keeps its own interval),
+ * dispatching webhooks in the same run, and prints what each poll brought.
+ */
+export async function startLiveSources(deps: Deps, print: (line: string) => void = console.log) {
+  const added = await seedCatalogue(deps.db);
+  print(`Live sources on: ${added} catalogue sources added; polling the due ones every minute.`);
+  return startCycleTimer(deps, {
+    onCycle: (summary) => {
+      for (const line of describeCycle(summary)) print(`[${new Date().toISOString()}] ${line}`);
+    },
+  });
 }
