@@ -68,3 +68,21 @@ export async function startFeedServer(routes: Record<string, Route> = {}): Promi
       }),
   };
 }
+
+/**
+ * The recorded USGS feed as if generated at `at`: every time moved by the same offset, so a
+ * test on the real clock (the dispatcher's and the database's) sees it as fresh.
+ */
+export function usgsAsOf(document: string, at: Date): string {
+  const feed = JSON.parse(document) as {
+    metadata: { generated: number };
+    features: { properties: { time: number; updated: number } }[];
+  };
+  const shift = at.getTime() - feed.metadata.generated;
+  feed.metadata.generated += shift;
+  for (const { properties } of feed.features) {
+    properties.time += shift;
+    properties.updated += shift;
+  }
+  return JSON.stringify(feed);
+}
