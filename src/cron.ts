@@ -1,14 +1,18 @@
 import { runCycle } from './sources/cycle';
+import { ensureCatalogue } from './sources/poll-state';
 import { workerDeps, type WorkerEnv } from './worker-deps';
 
 /**
  * The cron Worker: every 5 minutes (wrangler.toml `[env.webhooks]`), one live-data cycle: polls
- * the sources that are due, then one dispatcher pass, so new signals go out in the same run.
+ * the sources that are due, then one dispatcher pass, so new signals go out in the same run. A
+ * fresh database gets the built-in catalogue first, so a deployment polls with nothing set up.
  */
 export default {
   async scheduled(controller: ScheduledController, env: WorkerEnv, ctx: ExecutionContext): Promise<void> {
     const { deps, database } = workerDeps(env, ctx);
     try {
+      const added = await ensureCatalogue(deps.db);
+      if (added > 0) deps.log.info('source catalogue added', { sources: added });
       const { polls, ...summary } = await runCycle(deps);
       deps.log.info('source cycle', { cron: controller.cron, ...summary, polls: polls.length });
       for (const poll of polls) deps.log.info('source poll', { ...poll });

@@ -12,7 +12,7 @@ import { pgliteDatabase, postgresDatabase } from './db/node';
 import { consoleLogger, type Deps } from './deps';
 import { nodeOutboundFetch } from './net/outbound-node';
 import { describeCycle, startCycleTimer } from './sources/cycle';
-import { seedCatalogue } from './sources/store';
+import { ensureCatalogue } from './sources/poll-state';
 import { memoryStore } from './store/memory';
 import type { Store } from './store/types';
 import { upstashStore } from './store/upstash';
@@ -119,13 +119,14 @@ export function adminToken(config: Config): string {
 export const liveDataDir = (config: Config): string => `${config.DATA_DIR.replace(/\/+$/, '')}-live`;
 
 /**
- * LIVE_SOURCES on the Node server: adds the catalogue sources missing from the database, then
+ * LIVE_SOURCES on the Node server: adds the catalogue to a database without sources, then
  * polls the due ones at once and every minute after (each source keeps its own interval),
  * dispatching webhooks in the same run, and prints what each poll brought.
  */
 export async function startLiveSources(deps: Deps, print: (line: string) => void = console.log) {
-  const added = await seedCatalogue(deps.db);
-  print(`Live sources on: ${added} catalogue sources added; polling the due ones every minute.`);
+  const added = await ensureCatalogue(deps.db);
+  if (added > 0) print(`Live sources: added the ${added} sources of the built-in catalogue.`);
+  print('Live sources on: polling the due ones now and every minute.');
   return startCycleTimer(deps, {
     onCycle: (summary) => {
       for (const line of describeCycle(summary)) print(`[${new Date().toISOString()}] ${line}`);

@@ -1,7 +1,7 @@
 import { and, asc, eq, isNotNull, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { sources } from '../db/schema';
-import type { SourceRow } from './store';
+import { seedCatalogue, type SourceRow } from './store';
 
 const MINUTE = 60_000;
 /** Longest wait after failures, unless the source's own interval is longer (KEV: daily). */
@@ -111,4 +111,19 @@ export async function recordFailure(
     })
     .where(eq(sources.id, source.id));
   return { failures, nextPollAt };
+}
+
+/**
+ * Adds the built-in catalogue when the database has no connector source yet (a fresh
+ * deployment), so it polls real feeds with nothing else set up. Once any exists the operator's
+ * list is left alone: a catalogue source the operator deleted is not brought back (disable it
+ * to keep it off; `sources add` adds one). Answers how many sources were added.
+ */
+export async function ensureCatalogue(db: Database): Promise<number> {
+  const [any] = await db
+    .select({ id: sources.id })
+    .from(sources)
+    .where(isNotNull(sources.connector))
+    .limit(1);
+  return any ? 0 : seedCatalogue(db);
 }

@@ -12,7 +12,8 @@ import { sources } from '../../src/db/schema';
 import type { Deps } from '../../src/deps';
 import { ingestSourceItems } from '../../src/ingest/upstream';
 import { nodeDeps } from '../../src/node-runtime';
-import { dueSources, MAX_BACKOFF_MS, pollBackoffMs } from '../../src/sources/poll-state';
+import { CATALOGUE } from '../../src/sources/catalogue';
+import { dueSources, ensureCatalogue, MAX_BACKOFF_MS, pollBackoffMs } from '../../src/sources/poll-state';
 import { pollSource, type IngestSourceItems } from '../../src/sources/poller';
 import type { SourceRow } from '../../src/sources/store';
 import { memoryStore } from '../../src/store/memory';
@@ -220,5 +221,19 @@ describe('polling one source', () => {
     expect(await poll('reliefweb')).toMatchObject({ status: 'failed', error: 'misconfigured' });
     expect(await poll('unknown')).toMatchObject({ status: 'failed', error: 'misconfigured' });
     expect(feeds.requests).toHaveLength(0);
+  });
+
+  it('adds the catalogue to a database without sources, and only then', async () => {
+    expect(await ensureCatalogue(database.db)).toBe(CATALOGUE.length);
+    const due = await dueSources(database.db, clock);
+    // ReliefWeb waits for its appname; every other catalogue source is due at once.
+    expect(due.map((s) => s.name).sort()).toEqual(
+      CATALOGUE.filter((entry) => entry.enabled !== false)
+        .map((entry) => entry.name)
+        .sort(),
+    );
+    await database.db.delete(sources).where(eq(sources.name, CATALOGUE[0]!.name));
+    expect(await ensureCatalogue(database.db)).toBe(0);
+    expect(await row(CATALOGUE[0]!.name)).toBeUndefined();
   });
 });
