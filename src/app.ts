@@ -10,6 +10,7 @@ import { isStatementTimeout, isUnavailable, isUntranslatableText } from './http/
 import { mcpRoutes } from './mcp/route';
 import { adminRoutes } from './routes/admin';
 import { adminWebhookRoutes } from './routes/admin-webhooks';
+import { adminSourceRoutes } from './routes/admin-sources';
 import { analyticsRoutes } from './routes/analytics';
 import { insightRoutes } from './routes/insights';
 import { embedRoutes } from './routes/embed';
@@ -106,6 +107,7 @@ export function createApp() {
   app.route('/', adminRoutes);
   app.route('/', webhookRoutes);
   app.route('/', adminWebhookRoutes);
+  app.route('/', adminSourceRoutes);
   app.route('/', analyticsRoutes);
   app.route('/', insightRoutes);
   app.route('/', feedRoutes);

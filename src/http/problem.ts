@@ -24,6 +24,10 @@ const TITLES: Record<string, string> = {
   service_unavailable: 'Service unavailable',
   secret_unavailable: 'Signing secret unavailable',
   internal_error: 'Internal server error',
+  unknown_connector: 'Unknown connector',
+  unparseable_document: 'Unparseable feed document',
+  source_exists: 'Source already exists',
+  source_has_signals: 'Source has signals',
 };
 
 /**

@@ -225,3 +225,6 @@ async function updateAggregates(db: Database, ids: string[]) {
       WHERE sources.id = agg.source_id`);
   }
 }
+
+/** The signal columns an ingest item maps to (upstream revisions rewrite a stored row with them). */
+export const signalColumns = signalRow;

@@ -1,6 +1,21 @@
+/**
+ * Ingest of connector items (`src/sources/*`): the bridge between a parsed feed document and the
+ * ingest pipeline. New items go through `ingestSignals` (region, entities, anomaly, aggregates,
+ * webhook delivery by ingest order); an item already stored under one of its external ids (or
+ * its `source_url`) is judged by `revisionOf`: `same` counts as a duplicate, `revised` updates the
+ * stored signal in place, `retracted` retracts it. Rules: src/sources/README.md, "Identity and
+ * revisions", and the README's "Live data".
+ */
+import { and, arrayOverlaps, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import type { SourceItem } from '../sources/types';
+import { signals } from '../db/schema';
+import { retractSignal } from '../signals/sync';
+import { revisionOf, revisionValence } from '../sources/revision';
+import type { SourceRow } from '../sources/store';
+import type { Connector, SourceItem } from '../sources/types';
 import type { SourceTier } from '../vocab';
+import { ingestSignals, signalColumns } from './pipeline';
+import { fallbackTitle, validateItem, type IngestItem } from './validate';
 
 /** The source row a batch of connector items belongs to. */
 export interface UpstreamSource {
@@ -11,7 +26,11 @@ export interface UpstreamSource {
   language?: string | null;
 }
 
-/** What one ingested feed document did (`ids`: accepted or updated signals, document order). */
+/**
+ * What one ingested document did. `updated` counts revisions and retractions; `duplicates`
+ * items with nothing new (including a withdrawal of an item never stored); items skipped by
+ * `maxAgeHours` are in no count. `ids`: the signals accepted or updated, in document order.
+ */
 export interface UpstreamResult {
   accepted: number;
   updated: number;
@@ -21,15 +40,318 @@ export interface UpstreamResult {
   ids: string[];
 }
 
-/** Ingests one document's items for `source` (interface stub; implementation follows). */
+interface Candidate {
+  index: number;
+  item: IngestItem;
+  raw: SourceItem;
+}
+
+type Stored = Pick<
+  typeof signals.$inferSelect,
+  | 'id'
+  | 'sourceId'
+  | 'sourceUrl'
+  | 'externalIds'
+  | 'upstreamUpdatedAt'
+  | 'significanceScore'
+  | 'signalValence'
+  | 'title'
+  | 'contentDisplay'
+  | 'retractedAt'
+>;
+
+/**
+ * Ingests one document's items for `source`, atomically: a failure writes nothing.
+ * `maxAgeHours` (polls) skips items whose newest time (published or upstream update) is older
+ * than the window; omitted (backfill, admin ingest) keeps every item with its own dates.
+ * A revision never touches `ingested_at`, so webhooks (which deliver in ingest order) do not
+ * deliver it again; `updated_at` moves, so `updated_since` sync reports it.
+ */
 export async function ingestSourceItems(
   db: Database,
   source: UpstreamSource,
   items: SourceItem[],
   options: { now?: Date; maxAgeHours?: number } = {},
 ): Promise<UpstreamResult> {
-  void db;
-  void source;
-  void options;
-  return { accepted: 0, updated: 0, duplicates: items.length, rejected: 0, errors: [], ids: [] };
+  const now = options.now ?? new Date();
+  const cutoff = options.maxAgeHours === undefined ? null : now.getTime() - options.maxAgeHours * 3_600_000;
+  const result: UpstreamResult = { accepted: 0, updated: 0, duplicates: 0, rejected: 0, errors: [], ids: [] };
+  const outcome = new Map<number, string>(); // index → signal id accepted or updated
+
+  const candidates: Candidate[] = [];
+  const seenIds = new Set<string>();
+  const seenUrls = new Set<string>();
+  items.forEach((raw, index) => {
+    if (cutoff !== null && !raw.retracted && newest(raw) < cutoff) return;
+    const { external_ids: externalIds, upstream_updated_at: upstream, retracted, ...fields } = raw;
+    void upstream;
+    void retracted;
+    const checked = validateItem({
+      ...fields,
+      language: fields.language ?? source.language ?? undefined,
+      source: { name: source.name },
+    });
+    if (!checked.ok) {
+      result.rejected += 1;
+      const message = checked.errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ');
+      result.errors.push({ index, message });
+      return;
+    }
+    // The same upstream item twice in one document: the first copy stands.
+    if (seenUrls.has(checked.item.source_url) || externalIds.some((id) => seenIds.has(id))) {
+      result.duplicates += 1;
+      return;
+    }
+    seenUrls.add(checked.item.source_url);
+    for (const id of externalIds) seenIds.add(id);
+    candidates.push({ index, item: checked.item, raw });
+  });
+
+  if (candidates.length > 0) {
+    await db.transaction(async (txn) => {
+      const tx = txn as unknown as Database;
+      const stored = await storedMatches(tx, candidates);
+      const fresh: (Candidate & { id: string })[] = [];
+      const revised: { candidate: Candidate; stored: Stored }[] = [];
+      for (const candidate of candidates) {
+        const match = matchFor(stored, candidate, source.id);
+        if (!match) {
+          if (candidate.raw.retracted)
+            result.duplicates += 1; // nothing stored to withdraw
+          else fresh.push({ ...candidate, id: crypto.randomUUID() });
+          continue;
+        }
+        // A retraction is final; a signal of another source under the same URL is not ours to change.
+        if (match.retractedAt || (match.sourceId !== source.id && !overlaps(match, candidate))) {
+          result.duplicates += 1;
+          continue;
+        }
+        const verdict = revisionOf(
+          {
+            upstream_updated_at: match.upstreamUpdatedAt?.toISOString() ?? null,
+            significance_score: match.significanceScore,
+            signal_valence: match.signalValence as IngestItem['signal_valence'],
+            title: match.title,
+            content_display: match.contentDisplay,
+            retracted: false,
+          },
+          { ...candidate.raw, ...candidate.item, title: titleOf(candidate.item) },
+        );
+        if (verdict === 'same') result.duplicates += 1;
+        else if (verdict === 'retracted') {
+          if (await retractSignal(tx, match.id, now)) {
+            result.updated += 1;
+            outcome.set(candidate.index, match.id);
+          } else result.duplicates += 1;
+        } else revised.push({ candidate, stored: match });
+      }
+
+      if (fresh.length > 0) {
+        const ingested = await ingestSignals(
+          tx,
+          fresh.map(({ item, id }) => ({ ...item, id })),
+        );
+        result.duplicates += ingested.duplicates;
+        for (const { raw, id, index } of fresh) {
+          const rows = await tx
+            .update(signals)
+            .set({ externalIds: raw.external_ids, upstreamUpdatedAt: upstreamTime(raw) })
+            .where(sql`${signals.id} = ${id}`)
+            .returning({ id: signals.id });
+          if (rows.length > 0) {
+            result.accepted += 1;
+            outcome.set(index, id);
+          }
+        }
+      }
+
+      if (revised.length > 0) {
+        const ids = revised.map(({ stored: s }) => s.id);
+        await foldHourly(tx, ids, -1);
+        await foldCoverage(tx, ids, -1);
+        const touched = await hourlyKeys(tx, ids);
+        for (const { candidate, stored: s } of revised) {
+          await reviseSignal(tx, s, candidate);
+          result.updated += 1;
+          outcome.set(candidate.index, s.id);
+        }
+        await foldHourly(tx, ids, 1);
+        await foldCoverage(tx, ids, 1);
+        await settleAggregates(tx, [...touched, ...(await hourlyKeys(tx, ids))]);
+      }
+    });
+  }
+  result.ids = [...outcome.entries()].sort(([a], [b]) => a - b).map(([, id]) => id);
+  return result;
 }
+
+const time = (iso: string | undefined): number => (iso ? Date.parse(iso) : Number.NaN);
+
+/** The item's newest known time (for the poll window). */
+function newest(item: SourceItem): number {
+  const times = [time(item.published_at), time(item.upstream_updated_at)].filter((t) => !Number.isNaN(t));
+  return times.length > 0 ? Math.max(...times) : Number.POSITIVE_INFINITY;
+}
+
+function upstreamTime(item: SourceItem): Date | null {
+  const t = time(item.upstream_updated_at);
+  return Number.isNaN(t) ? null : new Date(t);
+}
+
+const titleOf = (item: IngestItem): string => item.title || fallbackTitle(item.content_display);
+
+const overlaps = (stored: Stored, candidate: Candidate): boolean =>
+  candidate.raw.external_ids.some((id) => stored.externalIds.includes(id));
+
+/** Stored signals sharing an external id or a `source_url` with any candidate. */
+async function storedMatches(db: Database, candidates: Candidate[]): Promise<Stored[]> {
+  const externalIds = [...new Set(candidates.flatMap((c) => c.raw.external_ids))];
+  const urls = candidates.map((c) => c.item.source_url);
+  const conditions: SQL[] = [inArray(signals.sourceUrl, urls)];
+  if (externalIds.length > 0) conditions.push(arrayOverlaps(signals.externalIds, externalIds));
+  return db
+    .select({
+      id: signals.id,
+      sourceId: signals.sourceId,
+      sourceUrl: signals.sourceUrl,
+      externalIds: signals.externalIds,
+      upstreamUpdatedAt: signals.upstreamUpdatedAt,
+      significanceScore: signals.significanceScore,
+      signalValence: signals.signalValence,
+      title: signals.title,
+      contentDisplay: signals.contentDisplay,
+      retractedAt: signals.retractedAt,
+    })
+    .from(signals)
+    .where(or(...conditions));
+}
+
+/** The stored signal a candidate is: by external id first (upstream identity), else by URL. */
+function matchFor(stored: Stored[], candidate: Candidate, sourceId: string): Stored | undefined {
+  const byId = stored.filter((s) => overlaps(s, candidate));
+  return (
+    byId.find((s) => s.sourceId === sourceId) ??
+    byId[0] ??
+    stored.find((s) => s.sourceUrl === candidate.item.source_url)
+  );
+}
+
+/** Writes a revision over the stored signal; `ingested_at` and `is_anomaly` stay. */
+async function reviseSignal(db: Database, stored: Stored, { item, raw }: Candidate) {
+  // Identity, ingest time, collection time and the anomaly flag stay as first ingested.
+  const { id, sourceId, sourceUrl, collectedAt, isAnomaly, ...columns } = signalColumns(
+    item,
+    stored.sourceId,
+  );
+  void [id, sourceId, sourceUrl, collectedAt, isAnomaly];
+  await db
+    .update(signals)
+    .set({
+      ...columns,
+      signalValence: revisionValence(raw),
+      language: columns.language ?? undefined,
+      externalIds: [...new Set([...stored.externalIds, ...raw.external_ids])],
+      upstreamUpdatedAt: upstreamTime(raw) ?? stored.upstreamUpdatedAt,
+      // The database's now, as for retractions: sync clients ask for changes since the last
+      // `updated_at` they saw.
+      updatedAt: sql`now()`,
+    })
+    .where(and(sql`${signals.id} = ${stored.id}`, isNull(signals.retractedAt)));
+}
+
+/** Adds (`sign` 1) or removes (−1) the signals' counts in their hourly buckets. */
+async function foldHourly(db: Database, ids: string[], sign: 1 | -1) {
+  await db.execute(sql`
+    INSERT INTO signal_hourly AS h (bucket, region, threat_layer, signal_count, score_sum, score_max, crisis_count, anomaly_count)
+    SELECT date_trunc('hour', published_at), coalesce(region, ''), threat_layer, ${sign}::int * count(*),
+           ${sign}::int * sum(significance_score), max(significance_score),
+           ${sign}::int * count(*) FILTER (WHERE signal_valence = 'crisis'),
+           ${sign}::int * count(*) FILTER (WHERE is_anomaly)
+    FROM signals WHERE id IN ${ids}
+    GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+    ON CONFLICT (bucket, region, threat_layer) DO UPDATE SET
+      signal_count = h.signal_count + excluded.signal_count,
+      score_sum = h.score_sum + excluded.score_sum,
+      crisis_count = h.crisis_count + excluded.crisis_count,
+      anomaly_count = h.anomaly_count + excluded.anomaly_count`);
+}
+
+/** Adds or removes the signals in their source's coverage by region and layer. */
+async function foldCoverage(db: Database, ids: string[], sign: 1 | -1) {
+  await db.execute(sql`
+    INSERT INTO source_coverage AS sc (source_id, region, threat_layer, signal_count, last_seen_at)
+    SELECT source_id, coalesce(region, ''), threat_layer, ${sign}::int * count(*), max(published_at)
+    FROM signals WHERE id IN ${ids}
+    GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+    ON CONFLICT (source_id, region, threat_layer) DO UPDATE SET
+      signal_count = sc.signal_count + excluded.signal_count,
+      last_seen_at = greatest(sc.last_seen_at, excluded.last_seen_at)`);
+  await db.execute(sql`DELETE FROM source_coverage WHERE signal_count <= 0`);
+}
+
+type HourlyKey = { bucket: string; region: string; threat_layer: string };
+
+async function hourlyKeys(db: Database, ids: string[]): Promise<HourlyKey[]> {
+  const result = (await db.execute(sql`
+    SELECT DISTINCT date_trunc('hour', published_at)::text AS bucket, coalesce(region, '') AS region, threat_layer
+    FROM signals WHERE id IN ${ids}`)) as unknown as { rows: HourlyKey[] };
+  return result.rows;
+}
+
+/** Recomputes `score_max` of the buckets a revision left or entered; drops emptied buckets. */
+async function settleAggregates(db: Database, keys: HourlyKey[]) {
+  for (const key of keys) {
+    await db.execute(sql`
+      UPDATE signal_hourly h SET score_max = coalesce((
+        SELECT max(s.significance_score) FROM signals s
+        WHERE s.published_at >= h.bucket AND s.published_at < h.bucket + interval '1 hour'
+          AND coalesce(s.region, '') = h.region AND s.threat_layer = h.threat_layer), 0)
+      WHERE h.bucket = ${key.bucket}::timestamptz AND h.region = ${key.region} AND h.threat_layer = ${key.threat_layer}`);
+  }
+  await db.execute(sql`DELETE FROM signal_hourly WHERE signal_count <= 0`);
+}
+
+/** A feed document its connector cannot read: nothing from it was ingested. */
+export class UnparseableDocumentError extends Error {
+  override name = 'UnparseableDocumentError';
+}
+
+/**
+ * Parses one raw feed document with `connector` and ingests it under `source` with no age
+ * cut-off (backfill): what the admin ingest endpoint and `sources ingest` do.
+ */
+export async function ingestDocument(
+  db: Database,
+  connector: Connector,
+  source: SourceRow,
+  document: string,
+  now: Date = new Date(),
+): Promise<UpstreamResult> {
+  let items: SourceItem[];
+  try {
+    items = connector.parse(document, {
+      source: {
+        name: source.name,
+        url: source.url ?? '',
+        tier: source.tier as SourceTier,
+        options: source.options as Record<string, unknown>,
+      },
+      now,
+    });
+  } catch (error) {
+    // Any failure to read the document (a ConnectorError, or a shape the parser did not expect).
+    throw new UnparseableDocumentError(
+      `The document is not a ${connector.name} feed: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  return ingestSourceItems(db, upstreamSource(source), items, { now });
+}
+
+/** The ingest view of a source row. */
+export const upstreamSource = (row: SourceRow): UpstreamSource => ({
+  id: row.id,
+  name: row.name,
+  tier: row.tier as SourceTier,
+  url: row.url,
+  language: row.language,
+});
