@@ -3,7 +3,7 @@
  * each way a poll can fail (error status, timeout, too large, malformed, redirect, blocked
  * address) recorded as a kind on that source only, with a backoff that grows.
  */
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
 import type { DatabaseHandle } from '../../src/db/client';
@@ -65,7 +65,8 @@ describe('polling one source', () => {
     await database?.close();
   });
   beforeEach(async () => {
-    await database.db.delete(sources);
+    // Signals and coverage go with their sources.
+    await database.db.execute(sql`truncate sources cascade`);
     ingested = [];
     feeds.requests.length = 0;
     clock = new Date('2023-10-11T20:30:00Z');
