@@ -1,0 +1,71 @@
+/**
+ * `sources poll` as the CLI runs it: on the server's own embedded database (the live one with
+ * LIVE_SOURCES), one source forced, or the due ones.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config';
+import { pgliteDatabase } from '../../src/db/node';
+import { sources } from '../../src/db/schema';
+import { UnknownSourceError } from '../../src/sources/cycle';
+import { pollNow } from '../../src/sources/poll-command';
+import { startFeedServer, usgsAsOf, type FeedServer } from './feed-server';
+import { fixture } from './support';
+
+describe('sources poll (CLI)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'poll-cli-'));
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    LIVE_SOURCES: 'true',
+    WEBHOOK_ALLOW_INSECURE: 'true',
+    LOG_LEVEL: 'silent',
+  });
+  let feeds: FeedServer;
+
+  beforeAll(async () => {
+    feeds = await startFeedServer({
+      '/quakes': {
+        document: usgsAsOf(fixture('usgs-significant-month.geojson'), new Date()),
+        type: 'application/geo+json',
+        etag: '"q1"',
+      },
+    });
+    // The live database is DATA_DIR-live; the demo one under DATA_DIR is never touched.
+    const live = await pgliteDatabase(join(`${dataDir}-live`, 'pglite'));
+    await live.db
+      .insert(sources)
+      .values({ name: 'loop quakes', connector: 'usgs', url: `${feeds.url}/quakes`, tier: 'core' });
+    await live.close();
+  }, 60_000);
+  afterAll(async () => {
+    await feeds?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(`${dataDir}-live`, { recursive: true, force: true });
+  });
+
+  it('polls the due sources, then a named one on demand, on the live database', async () => {
+    const first = await pollNow(config);
+    expect(first.polls).toEqual([
+      expect.objectContaining({ source: 'loop quakes', status: 'ok', items: 18, accepted: 9 }),
+    ]);
+    // Not due again for its interval (the connector's 5 minutes): nothing to poll.
+    expect((await pollNow(config)).polls).toEqual([]);
+    // Named, it is polled now: the feed answers 304 to the stored ETag.
+    expect((await pollNow(config, { source: 'loop quakes' })).polls).toEqual([
+      { source: 'loop quakes', connector: 'usgs', status: 'not_modified' },
+    ]);
+    await expect(pollNow(config, { source: 'nope' })).rejects.toBeInstanceOf(UnknownSourceError);
+    expect(feeds.requests.map((r) => r.headers['if-none-match'])).toEqual([undefined, '"q1"']);
+
+    const live = await pgliteDatabase(join(`${dataDir}-live`, 'pglite'));
+    try {
+      const [row] = await live.db.select().from(sources).where(eq(sources.name, 'loop quakes'));
+      expect(row).toMatchObject({ etag: '"q1"', lastPollItems: 0, consecutiveFailures: 0 });
+    } finally {
+      await live.close();
+    }
+  }, 120_000);
+});
