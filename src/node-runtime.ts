@@ -115,8 +115,12 @@ export function adminToken(config: Config): string {
   return token;
 }
 
-/** LIVE_SOURCES keeps its own embedded database beside the demo one (`.data-live`), never mixed. */
-export const liveDataDir = (config: Config): string => `${config.DATA_DIR.replace(/\/+$/, '')}-live`;
+/**
+ * With LIVE_SOURCES the server and the CLI use their own embedded database beside the demo one
+ * (`DATA_DIR`-live, `.data-live/`, with its own generated tokens), never mixed with demo data.
+ */
+export const liveAwareConfig = (config: Config): Config =>
+  config.LIVE_SOURCES ? { ...config, DATA_DIR: `${config.DATA_DIR.replace(/\/+$/, '')}-live` } : config;
 
 /**
  * LIVE_SOURCES on the Node server: adds the catalogue to a database without sources, then

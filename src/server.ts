@@ -7,7 +7,7 @@ import { hashKey } from './keys/key';
 import { findKeyByHash, issueKeyForEmail } from './keys/service';
 import {
   adminToken,
-  liveDataDir,
+  liveAwareConfig,
   nodeDeps,
   openDatabase,
   openStore,
@@ -43,7 +43,7 @@ async function main() {
     }
     throw error;
   }
-  if (config.LIVE_SOURCES) config = { ...config, DATA_DIR: liveDataDir(config) };
+  config = liveAwareConfig(config);
   config = { ...config, ADMIN_TOKEN: adminToken(config), WEBHOOK_ENCRYPTION_KEY: nodeEncryptionKey(config) };
   const embedded = !config.DATABASE_URL;
   console.log(

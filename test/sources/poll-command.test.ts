@@ -11,19 +11,24 @@ import { loadConfig } from '../../src/config';
 import { pgliteDatabase } from '../../src/db/node';
 import { sources } from '../../src/db/schema';
 import { UnknownSourceError } from '../../src/sources/cycle';
+import { liveAwareConfig } from '../../src/node-runtime';
 import { pollNow } from '../../src/sources/poll-command';
+import type { DatabaseHandle } from '../../src/db/client';
 import { startFeedServer, usgsAsOf, type FeedServer } from './feed-server';
 import { fixture } from './support';
 
 describe('sources poll (CLI)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'poll-cli-'));
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    LIVE_SOURCES: 'true',
-    WEBHOOK_ALLOW_INSECURE: 'true',
-    LOG_LEVEL: 'silent',
-  });
+  const config = liveAwareConfig(
+    loadConfig({
+      DATA_DIR: dataDir,
+      LIVE_SOURCES: 'true',
+      WEBHOOK_ALLOW_INSECURE: 'true',
+      LOG_LEVEL: 'silent',
+    }),
+  );
   let feeds: FeedServer;
+  let live: DatabaseHandle;
 
   beforeAll(async () => {
     feeds = await startFeedServer({
@@ -34,38 +39,34 @@ describe('sources poll (CLI)', () => {
       },
     });
     // The live database is DATA_DIR-live; the demo one under DATA_DIR is never touched.
-    const live = await pgliteDatabase(join(`${dataDir}-live`, 'pglite'));
+    expect(config.DATA_DIR).toBe(`${dataDir}-live`);
+    live = await pgliteDatabase(join(config.DATA_DIR, 'pglite'));
     await live.db
       .insert(sources)
       .values({ name: 'loop quakes', connector: 'usgs', url: `${feeds.url}/quakes`, tier: 'core' });
-    await live.close();
   }, 60_000);
   afterAll(async () => {
+    await live?.close();
     await feeds?.close();
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(`${dataDir}-live`, { recursive: true, force: true });
   });
 
   it('polls the due sources, then a named one on demand, on the live database', async () => {
-    const first = await pollNow(config);
+    const first = await pollNow(config, live.db);
     expect(first.polls).toEqual([
       expect.objectContaining({ source: 'loop quakes', status: 'ok', items: 18, accepted: 9 }),
     ]);
     // Not due again for its interval (the connector's 5 minutes): nothing to poll.
-    expect((await pollNow(config)).polls).toEqual([]);
+    expect((await pollNow(config, live.db)).polls).toEqual([]);
     // Named, it is polled now: the feed answers 304 to the stored ETag.
-    expect((await pollNow(config, { source: 'loop quakes' })).polls).toEqual([
+    expect((await pollNow(config, live.db, { source: 'loop quakes' })).polls).toEqual([
       { source: 'loop quakes', connector: 'usgs', status: 'not_modified' },
     ]);
-    await expect(pollNow(config, { source: 'nope' })).rejects.toBeInstanceOf(UnknownSourceError);
+    await expect(pollNow(config, live.db, { source: 'nope' })).rejects.toBeInstanceOf(UnknownSourceError);
     expect(feeds.requests.map((r) => r.headers['if-none-match'])).toEqual([undefined, '"q1"']);
 
-    const live = await pgliteDatabase(join(`${dataDir}-live`, 'pglite'));
-    try {
-      const [row] = await live.db.select().from(sources).where(eq(sources.name, 'loop quakes'));
-      expect(row).toMatchObject({ etag: '"q1"', lastPollItems: 0, consecutiveFailures: 0 });
-    } finally {
-      await live.close();
-    }
+    const [row] = await live.db.select().from(sources).where(eq(sources.name, 'loop quakes'));
+    expect(row).toMatchObject({ etag: '"q1"', lastPollItems: 0, consecutiveFailures: 0 });
   }, 120_000);
 });
