@@ -2,11 +2,26 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { requireAdmin } from '../http/admin';
 import { createRouter, errors } from '../http/openapi';
-import { ApiError } from '../http/problem';
+import { ApiError, invalidRequest } from '../http/problem';
 import { ingestDocument, UnparseableDocumentError } from '../ingest/upstream';
 import { connectorFor } from '../sources/registry';
-import { resolveSource, SourceResolutionError } from '../sources/store';
+import {
+  createSource,
+  deleteSource,
+  listPolledSources,
+  resolveSource,
+  settingsProblem,
+  sourceById,
+  SourceNameTaken,
+  SourceResolutionError,
+  sourceView,
+  updateSource,
+  type SourceRow,
+  type SourceSettings,
+} from '../sources/store';
 import { CONNECTOR_NAMES, type ConnectorName } from '../sources/types';
+import { SOURCE_TIERS, type SourceTier } from '../vocab';
+import { jsonBody } from '../http/body';
 
 /** A feed document may be large (NVD, KEV ~1.5 MB, unbounded EONET ~4 MB); this is the cap. */
 export const DOCUMENT_LIMIT = 10 * 1024 * 1024;
@@ -80,22 +95,236 @@ const ingestRoute = createRoute({
   },
 });
 
-export const adminSourceRoutes = createRouter().openapi(ingestRoute, async (c) => {
-  const { connector: name } = c.req.valid('param');
-  const { source: sourceName } = c.req.valid('query');
-  const db = c.env.deps.db;
-  const source = await resolveSource(db, name, sourceName).catch((error: unknown) => {
-    throw sourceProblem(error);
-  });
-  const connector = connectorFor(name as ConnectorName);
-  if (!connector) throw new ApiError(404, 'unknown_connector', `No connector named ${name}.`);
-  const document = await c.req.text();
-  try {
-    return c.json(await ingestDocument(db, connector, source, document), 200);
-  } catch (error) {
-    if (error instanceof UnparseableDocumentError) {
-      throw new ApiError(400, 'unparseable_document', error.message);
-    }
-    throw error;
-  }
+const when = z.string().nullable().openapi({ format: 'date-time' });
+
+export const AdminSourceSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string().openapi({ example: 'GDACS alerts' }),
+    connector: z.enum(CONNECTOR_NAMES).nullable().openapi({ description: 'Null for ingest-only sources.' }),
+    url: z.string().nullable().openapi({ example: 'https://www.gdacs.org/xml/rss.xml' }),
+    tier: z.enum(SOURCE_TIERS),
+    interval_minutes: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Minutes between polls; null: the connector's default." }),
+    enabled: z.boolean(),
+    options: z.record(z.string(), z.unknown()),
+    signal_count: z.number().int(),
+    last_seen_at: when,
+    last_polled_at: when,
+    last_success_at: when,
+    last_error: z.string().nullable(),
+    consecutive_failures: z.number().int(),
+    last_poll_items: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'Items the last successful poll parsed.' }),
+    next_poll_at: when,
+    created_at: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('AdminSource');
+
+const settingsFields = {
+  name: z.string().trim().min(1).max(200),
+  url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2000),
+  tier: z.enum(SOURCE_TIERS, { message: `must be one of ${SOURCE_TIERS.join(', ')}` }),
+  interval_minutes: z.number().int().min(1).max(10_080).nullable(),
+  enabled: z.boolean(),
+  options: z.record(z.string(), z.unknown()),
+};
+
+const CreateSourceSchema = z
+  .strictObject({
+    connector: z.enum(CONNECTOR_NAMES, { message: `must be one of ${CONNECTOR_NAMES.join(', ')}` }),
+    name: settingsFields.name.openapi({ example: 'Reuters world' }),
+    url: settingsFields.url.openapi({ example: 'https://feeds.example.org/world.rss' }),
+    tier: settingsFields.tier.default('community'),
+    interval_minutes: settingsFields.interval_minutes.default(null),
+    enabled: settingsFields.enabled.default(true),
+    options: settingsFields.options.default({}),
+  })
+  .openapi('CreateSource');
+
+const UpdateSourceSchema = z
+  .strictObject({
+    name: settingsFields.name.optional(),
+    url: settingsFields.url.optional(),
+    tier: settingsFields.tier.optional(),
+    interval_minutes: settingsFields.interval_minutes.optional(),
+    enabled: settingsFields.enabled.optional(),
+    options: settingsFields.options.optional(),
+  })
+  .openapi('UpdateSource');
+
+const idParam = z.object({
+  id: z.uuid({ message: 'must be a UUID' }).openapi({ param: { name: 'id', in: 'path' } }),
 });
+
+const sourceBody = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: AdminSourceSchema } },
+});
+
+const listRoute = createRoute({
+  method: 'get',
+  path: '/api/v1/admin/sources',
+  tags: ['Admin'],
+  summary: 'Polled sources with their settings and health',
+  description: 'Every source that has a connector (the built-in catalogue and operator-added ones), by name.',
+  security: adminSecurity,
+  middleware: [requireAdmin] as const,
+  request: {
+    query: z.object({
+      connector: z
+        .enum(CONNECTOR_NAMES, { message: `must be one of ${CONNECTOR_NAMES.join(', ')}` })
+        .optional(),
+    }),
+  },
+  responses: {
+    200: {
+      description: 'The sources.',
+      content: { 'application/json': { schema: z.object({ data: z.array(AdminSourceSchema) }) } },
+    },
+    ...errors(400, 401, 404, 503),
+  },
+});
+
+const createSourceRoute = createRoute({
+  method: 'post',
+  path: '/api/v1/admin/sources',
+  tags: ['Admin'],
+  summary: 'Add a polled source',
+  description:
+    'Names are unique (409 `source_exists`). An enabled source must carry what its connector needs (ReliefWeb `options.appname`, GDELT `options.query`), else 400. It is due for polling at once.',
+  security: adminSecurity,
+  middleware: [requireAdmin, jsonBody()] as const,
+  request: { body: { required: true, content: { 'application/json': { schema: CreateSourceSchema } } } },
+  responses: { 201: sourceBody('The new source.'), ...errors(400, 401, 404, 409, 413, 415, 503) },
+});
+
+const getSourceRoute = createRoute({
+  method: 'get',
+  path: '/api/v1/admin/sources/{id}',
+  tags: ['Admin'],
+  summary: 'One source with its settings and health',
+  security: adminSecurity,
+  middleware: [requireAdmin] as const,
+  request: { params: idParam },
+  responses: { 200: sourceBody('The source.'), ...errors(400, 401, 404, 503) },
+});
+
+const updateSourceRoute = createRoute({
+  method: 'patch',
+  path: '/api/v1/admin/sources/{id}',
+  tags: ['Admin'],
+  summary: 'Change a source (enable, disable, interval, URL, options)',
+  description:
+    'The connector cannot change. A new URL or options drop the stored ETag/Last-Modified; any change makes the source due now.',
+  security: adminSecurity,
+  middleware: [requireAdmin, jsonBody()] as const,
+  request: {
+    params: idParam,
+    body: { required: true, content: { 'application/json': { schema: UpdateSourceSchema } } },
+  },
+  responses: { 200: sourceBody('The changed source.'), ...errors(400, 401, 404, 409, 413, 415, 503) },
+});
+
+const deleteSourceRoute = createRoute({
+  method: 'delete',
+  path: '/api/v1/admin/sources/{id}',
+  tags: ['Admin'],
+  summary: 'Delete a source that has no signals',
+  description:
+    'A source whose signals are stored cannot be deleted (409 `source_has_signals`): its signals keep citing it. Disable it instead (`PATCH {"enabled": false}`).',
+  security: adminSecurity,
+  middleware: [requireAdmin] as const,
+  request: { params: idParam },
+  responses: { 204: { description: 'Deleted.' }, ...errors(400, 401, 404, 409, 503) },
+});
+
+const missingSource = () => new ApiError(404, 'not_found', 'No source with that id.');
+
+/** 400 when an enabled source lacks what its connector needs to poll. */
+function checkSettings(settings: SourceSettings) {
+  const problem = settingsProblem(settings);
+  if (problem) throw invalidRequest([{ path: 'options', message: problem }]);
+}
+
+const settingsOf = (row: SourceRow): SourceSettings => ({
+  connector: row.connector as ConnectorName,
+  name: row.name,
+  url: row.url ?? '',
+  tier: row.tier as SourceTier,
+  interval_minutes: row.intervalMinutes,
+  enabled: row.enabled,
+  options: row.options as Record<string, unknown>,
+});
+
+export const adminSourceRoutes = createRouter()
+  .openapi(listRoute, async (c) => {
+    const { connector } = c.req.valid('query');
+    const rows = await listPolledSources(c.env.deps.db, connector);
+    return c.json({ data: rows.map(sourceView) }, 200);
+  })
+  .openapi(createSourceRoute, async (c) => {
+    const settings = c.req.valid('json');
+    checkSettings(settings);
+    const row = await createSource(c.env.deps.db, settings);
+    if (!row) throw new ApiError(409, 'source_exists', `A source named ${settings.name} already exists.`);
+    return c.json(sourceView(row), 201);
+  })
+  .openapi(getSourceRoute, async (c) => {
+    const row = await sourceById(c.env.deps.db, c.req.valid('param').id);
+    if (!row) throw missingSource();
+    return c.json(sourceView(row), 200);
+  })
+  .openapi(updateSourceRoute, async (c) => {
+    const { id } = c.req.valid('param');
+    const change = c.req.valid('json');
+    const db = c.env.deps.db;
+    const current = await sourceById(db, id);
+    if (!current) throw missingSource();
+    if (current.connector) checkSettings({ ...settingsOf(current), ...change });
+    try {
+      const row = await updateSource(db, id, change);
+      if (!row) throw missingSource();
+      return c.json(sourceView(row), 200);
+    } catch (error) {
+      if (error instanceof SourceNameTaken) throw new ApiError(409, 'source_exists', error.message);
+      throw error;
+    }
+  })
+  .openapi(deleteSourceRoute, async (c) => {
+    const outcome = await deleteSource(c.env.deps.db, c.req.valid('param').id);
+    if (outcome === 'not_found') throw missingSource();
+    if (outcome === 'has_signals') {
+      throw new ApiError(
+        409,
+        'source_has_signals',
+        'This source has signals, which keep citing it; disable it instead (PATCH {"enabled": false}).',
+      );
+    }
+    return c.body(null, 204);
+  })
+  .openapi(ingestRoute, async (c) => {
+    const { connector: name } = c.req.valid('param');
+    const { source: sourceName } = c.req.valid('query');
+    const db = c.env.deps.db;
+    const source = await resolveSource(db, name, sourceName).catch((error: unknown) => {
+      throw sourceProblem(error);
+    });
+    const connector = connectorFor(name as ConnectorName);
+    if (!connector) throw new ApiError(404, 'unknown_connector', `No connector named ${name}.`);
+    const document = await c.req.text();
+    try {
+      return c.json(await ingestDocument(db, connector, source, document), 200);
+    } catch (error) {
+      if (error instanceof UnparseableDocumentError) {
+        throw new ApiError(400, 'unparseable_document', error.message);
+      }
+      throw error;
+    }
+  });

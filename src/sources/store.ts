@@ -1,7 +1,9 @@
-import { eq } from 'drizzle-orm';
+import { asc, eq, isNotNull } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { sources } from '../db/schema';
+import { signals, sources } from '../db/schema';
+import type { SourceTier } from '../vocab';
 import { CATALOGUE } from './catalogue';
+import { connectorFor } from './registry';
 import { CONNECTOR_NAMES, type CatalogueEntry, type ConnectorName } from './types';
 
 export type SourceRow = typeof sources.$inferSelect;
@@ -75,4 +77,140 @@ export async function resolveSource(db: Database, connector: string, name?: stri
     : { name: connector, connector, tier: 'discovered' as const, options: {}, enabled: false };
   await db.insert(sources).values(wanted).onConflictDoNothing({ target: sources.name });
   return (await sourceByName(db, wanted.name))!;
+}
+
+/** What an operator sets on a polled source (`/api/v1/admin/sources`, `sources add`). */
+export interface SourceSettings {
+  connector: ConnectorName;
+  name: string;
+  url: string;
+  tier: SourceTier;
+  interval_minutes: number | null;
+  enabled: boolean;
+  options: Record<string, unknown>;
+}
+
+/** The operator's view of a source: its settings and its polling health. */
+export function sourceView(row: SourceRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    connector: row.connector as ConnectorName | null,
+    url: row.url,
+    tier: row.tier as SourceTier,
+    interval_minutes: row.intervalMinutes,
+    enabled: row.enabled,
+    options: row.options as Record<string, unknown>,
+    signal_count: row.signalCount,
+    last_seen_at: row.lastSeenAt?.toISOString() ?? null,
+    last_polled_at: row.lastPolledAt?.toISOString() ?? null,
+    last_success_at: row.lastSuccessAt?.toISOString() ?? null,
+    last_error: row.lastError,
+    consecutive_failures: row.consecutiveFailures,
+    last_poll_items: row.lastPollItems,
+    next_poll_at: row.nextPollAt?.toISOString() ?? null,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+export type SourceView = ReturnType<typeof sourceView>;
+
+/**
+ * Why `settings` cannot be polled, or null: the connector must build its request from them
+ * (ReliefWeb needs `options.appname`, GDELT `options.query`). Only checked for enabled sources.
+ */
+export function settingsProblem(settings: SourceSettings, now = new Date()): string | null {
+  if (!settings.enabled) return null;
+  const connector = connectorFor(settings.connector);
+  if (!connector) return `No connector named ${settings.connector}.`;
+  try {
+    connector.requestUrl?.(
+      { name: settings.name, url: settings.url, tier: settings.tier, options: settings.options },
+      now,
+    );
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** Sources that have a connector (the polled ones), by name; `connector` narrows them. */
+export async function listPolledSources(db: Database, connector?: ConnectorName): Promise<SourceRow[]> {
+  return db
+    .select()
+    .from(sources)
+    .where(connector ? eq(sources.connector, connector) : isNotNull(sources.connector))
+    .orderBy(asc(sources.name));
+}
+
+export async function sourceById(db: Database, id: string): Promise<SourceRow | undefined> {
+  const [row] = await db.select().from(sources).where(eq(sources.id, id)).limit(1);
+  return row;
+}
+
+/** Adds a source; undefined when the name is taken. Due for polling at once. */
+export async function createSource(db: Database, settings: SourceSettings): Promise<SourceRow | undefined> {
+  const [row] = await db
+    .insert(sources)
+    .values({
+      name: settings.name,
+      connector: settings.connector,
+      url: settings.url,
+      tier: settings.tier,
+      intervalMinutes: settings.interval_minutes,
+      enabled: settings.enabled,
+      options: settings.options,
+    })
+    .onConflictDoNothing({ target: sources.name })
+    .returning();
+  return row;
+}
+
+/**
+ * Changes a source's settings. A new URL or options drop the conditional-GET validators (they
+ * belonged to another document); any change makes it due now. Throws `SourceNameTaken` when the new name is another source's.
+ */
+export async function updateSource(
+  db: Database,
+  id: string,
+  change: Partial<Omit<SourceSettings, 'connector'>>,
+): Promise<SourceRow | undefined> {
+  const set: Partial<typeof sources.$inferInsert> = { nextPollAt: null };
+  if (change.name !== undefined) set.name = change.name;
+  if (change.tier !== undefined) set.tier = change.tier;
+  if (change.interval_minutes !== undefined) set.intervalMinutes = change.interval_minutes;
+  if (change.enabled !== undefined) set.enabled = change.enabled;
+  if (change.url !== undefined || change.options !== undefined) {
+    Object.assign(set, { etag: null, lastModified: null });
+    if (change.url !== undefined) set.url = change.url;
+    if (change.options !== undefined) set.options = change.options;
+  }
+  if (change.name !== undefined) {
+    const taken = await sourceByName(db, change.name);
+    if (taken && taken.id !== id) throw new SourceNameTaken(change.name);
+  }
+  const [row] = await db.update(sources).set(set).where(eq(sources.id, id)).returning();
+  return row;
+}
+
+export class SourceNameTaken extends Error {
+  override name = 'SourceNameTaken';
+  constructor(readonly sourceName: string) {
+    super(`A source named ${sourceName} already exists.`);
+  }
+}
+
+/**
+ * Deletes a source that never produced a signal. One with signals stays (its signals keep
+ * their source; disable it instead): 'has_signals'. 'not_found' when the id is unknown.
+ */
+export async function deleteSource(
+  db: Database,
+  id: string,
+): Promise<'deleted' | 'has_signals' | 'not_found'> {
+  const row = await sourceById(db, id);
+  if (!row) return 'not_found';
+  const [used] = await db.select({ id: signals.id }).from(signals).where(eq(signals.sourceId, id)).limit(1);
+  if (used) return 'has_signals';
+  await db.delete(sources).where(eq(sources.id, id));
+  return 'deleted';
 }
