@@ -120,8 +120,14 @@ export async function runCycle(deps: PollDeps, options: CycleOptions = {}): Prom
 export function describeCycle(summary: CycleSummary): string[] {
   const lines = summary.polls.map((poll) => {
     switch (poll.status) {
-      case 'ok':
-        return `${poll.source}: ${poll.items} items, ${poll.accepted} new, ${poll.updated} updated, ${poll.duplicates} known`;
+      case 'ok': {
+        const counted = poll.accepted + poll.updated + poll.duplicates + poll.rejected;
+        const extra = [
+          poll.rejected ? `, ${poll.rejected} rejected` : '',
+          poll.items > counted ? `, ${poll.items - counted} older than the poll window` : '',
+        ].join('');
+        return `${poll.source}: ${poll.items} items, ${poll.accepted} new, ${poll.updated} updated, ${poll.duplicates} known${extra}`;
+      }
       case 'not_modified':
         return `${poll.source}: not modified`;
       case 'busy':
