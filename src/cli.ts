@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, type Config } from './config';
 import type { DatabaseHandle } from './db/client';
 import { ingestSignals } from './ingest/pipeline';
 import { seedDemo } from './ingest/seed';
+import { runSourceCommand, SOURCES_USAGE, SourceUsageError } from './sources/commands';
 import { issueKeyForEmail, normalizeEmail, setAccountTier } from './keys/service';
 import { adminToken, nodeDeps, openDatabase, openStore } from './node-runtime';
 import { KEY_TIERS, type KeyTier } from './vocab';
@@ -21,6 +22,7 @@ const USAGE = `Usage: npm run cli -- <command> [options]
   webhooks reencrypt             re-encrypt every webhook secret with the newest
                                  WEBHOOK_ENCRYPTION_KEY (after adding a key in front)
   migrate                        apply migrations to DATABASE_URL (or the embedded database)
+${SOURCES_USAGE}
 
   --url URL   talk to a running server's admin API instead of the database
               (uses ADMIN_TOKEN, or the token the server generated under DATA_DIR)`;
@@ -51,6 +53,12 @@ function required(value: string | undefined, name: string): string {
 }
 
 async function run(argv: string[]): Promise<unknown> {
+  if (argv[0] === 'sources') {
+    const config = loadConfig(process.env);
+    return runSourceCommand(argv.slice(1), config, () =>
+      openDatabase({ ...config, DB_STATEMENT_TIMEOUT_MS: 0 }),
+    );
+  }
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -165,7 +173,7 @@ try {
   const result = await run(process.argv.slice(2));
   console.log(JSON.stringify(result, null, 2));
 } catch (error) {
-  if (error instanceof UsageError) {
+  if (error instanceof UsageError || error instanceof SourceUsageError) {
     if (error.message) console.error(`Error: ${error.message}\n`);
     console.error(USAGE);
     process.exit(2);

@@ -108,6 +108,29 @@ const SourceSchema = z
       regions: z.array(CoverageItem).openapi({ example: [{ name: 'Europe', signal_count: 210 }] }),
       layers: z.array(CoverageItem).openapi({ example: [{ name: 'military', signal_count: 150 }] }),
     }),
+    connector: z
+      .string()
+      .nullable()
+      .openapi({
+        description: 'The live-data connector polling it; null for ingest-only sources.',
+        example: 'gdacs',
+      }),
+    enabled: z.boolean().openapi({ description: 'Whether its connector polls it.' }),
+    last_polled_at: z.string().nullable().openapi({ description: 'Last poll attempt.' }),
+    last_success_at: z.string().nullable().openapi({ description: 'Last poll that fetched and parsed.' }),
+    last_error: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Why the last poll failed; null after a success.' }),
+    consecutive_failures: z
+      .number()
+      .int()
+      .openapi({ description: 'Failed polls in a row (backoff grows with it).' }),
+    last_poll_items: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'Items the last successful poll parsed.' }),
   })
   .openapi('Source');
 
@@ -116,7 +139,8 @@ const sourcesRoute = createRoute({
   path: '/api/v1/sources',
   tags: ['Analytics'],
   summary: 'Active sources with coverage',
-  description: 'Sources with at least one signal, by signal count; coverage by region and layer.',
+  description:
+    'Sources with at least one signal, and every enabled live source (so a failing feed shows), by signal count; coverage by region and layer, and polling health for live sources.',
   security,
   middleware: [access('key')] as const,
   request: {

@@ -38,7 +38,7 @@ const freshnessRoute = createRoute({
   path: '/api/v1/freshness',
   tags: ['System'],
   summary: 'Data freshness',
-  description: `Latest ingest and publication times, ingest lag, and sources silent for 48 hours or more.`,
+  description: `Latest ingest and publication times, ingest lag, sources silent for 48 hours or more, and the lag of each live (polled) source.`,
   middleware: [access('public')] as const,
   responses: {
     200: {
@@ -60,6 +60,22 @@ const freshnessRoute = createRoute({
                   last_seen_at: z.string().nullable(),
                 }),
               ),
+              live_sources: z
+                .array(
+                  z.object({
+                    id: z.uuid(),
+                    name: z.string(),
+                    connector: z.string(),
+                    last_success_at: z.string().nullable(),
+                    poll_lag_seconds: z.number().int().nullable(),
+                    item_lag_seconds: z.number().int().nullable(),
+                    consecutive_failures: z.number().int(),
+                  }),
+                )
+                .openapi({
+                  description:
+                    'Enabled live sources, most behind first: seconds since the last successful poll and since the newest item.',
+                }),
               checked_at: z.string(),
             })
             .openapi('Freshness'),

@@ -11,8 +11,25 @@ export interface Freshness {
   signals_last_hour: number;
   stale_source_hours: number;
   stale_sources: { id: string; name: string; tier: string; last_seen_at: string | null }[];
+  live_sources: LiveSourceLag[];
   checked_at: string;
 }
+
+/** How far behind one polled source is. */
+export interface LiveSourceLag {
+  id: string;
+  name: string;
+  connector: string;
+  last_success_at: string | null;
+  /** Seconds since its last successful poll; null before the first. */
+  poll_lag_seconds: number | null;
+  /** Seconds since the newest item it published; null before the first. */
+  item_lag_seconds: number | null;
+  consecutive_failures: number;
+}
+
+const secondsSince = (now: Date, value: Date | string | null | undefined): number | null =>
+  value ? Math.max(0, Math.round((now.getTime() - new Date(value).getTime()) / 1000)) : null;
 
 /** Latest ingest and publish times, lag behind now, and sources that went quiet. */
 export async function getFreshness(db: Database, now: Date): Promise<Freshness> {
@@ -29,6 +46,19 @@ export async function getFreshness(db: Database, now: Date): Promise<Freshness> 
         WHERE last_seen_at IS NULL OR last_seen_at < ${staleBefore}
         ORDER BY last_seen_at ASC NULLS FIRST, name LIMIT 100`,
   );
+  const live = await queryRows<{
+    id: string;
+    name: string;
+    connector: string;
+    last_success_at: Date | null;
+    last_seen_at: Date | null;
+    consecutive_failures: number;
+  }>(
+    db,
+    sql`SELECT id, name, connector, last_success_at, last_seen_at, consecutive_failures::int AS consecutive_failures
+        FROM sources WHERE connector IS NOT NULL AND enabled
+        ORDER BY last_success_at ASC NULLS FIRST, name LIMIT 200`,
+  );
   const iso = (value: Date | string | null | undefined) => (value ? new Date(value).toISOString() : null);
   const ingested = latest?.ingested ? new Date(latest.ingested) : null;
   return {
@@ -40,6 +70,15 @@ export async function getFreshness(db: Database, now: Date): Promise<Freshness> 
     signals_last_hour: latest?.last_hour ?? 0,
     stale_source_hours: STALE_SOURCE_HOURS,
     stale_sources: stale.map((s) => ({ ...s, last_seen_at: iso(s.last_seen_at) })),
+    live_sources: live.map((s) => ({
+      id: s.id,
+      name: s.name,
+      connector: s.connector,
+      last_success_at: iso(s.last_success_at),
+      poll_lag_seconds: secondsSince(now, s.last_success_at),
+      item_lag_seconds: secondsSince(now, s.last_seen_at),
+      consecutive_failures: s.consecutive_failures,
+    })),
     checked_at: now.toISOString(),
   };
 }

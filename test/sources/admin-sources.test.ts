@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
 import type { DatabaseHandle } from '../../src/db/client';
+import { sources } from '../../src/db/schema';
 import { CATALOGUE } from '../../src/sources/catalogue';
 import { seedCatalogue } from '../../src/sources/store';
-import { admin, backends, startTestApp, type TestApp } from '../support/harness';
+import { admin, backends, createKey, startTestApp, type TestApp } from '../support/harness';
 import { fixture } from './support';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -134,6 +136,50 @@ describe.each(backends)('admin sources API on $name', (backend) => {
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({ code: 'source_has_signals' });
     expect((await call('GET', `/api/v1/admin/sources/${who.id}`)).status).toBe(200);
+  });
+
+  it('shows each live source with its health on /sources and its lag on /freshness', async () => {
+    // What a poll records (the poller writes these columns; here they are set as it would).
+    await database.db
+      .update(sources)
+      .set({
+        lastPolledAt: new Date(Date.now() - 60_000),
+        lastSuccessAt: new Date(Date.now() - 600_000),
+        lastError: 'HTTP 503 from www.gdacs.org',
+        consecutiveFailures: 2,
+        lastPollItems: 32,
+      })
+      .where(eq(sources.name, 'GDACS alerts'));
+    const { key } = await createKey(database.db, 'pro');
+    const res = await app.fetch('/api/v1/sources', { headers: { 'X-Api-Key': key } });
+    expect(res.status).toBe(200);
+    const listed = ((await res.json()) as Json).data as Json[];
+    // Enabled live sources show even before their first signal; disabled ones without signals do not.
+    expect(listed.find((s) => s.name === 'GDACS alerts')).toMatchObject({
+      connector: 'gdacs',
+      enabled: true,
+      signal_count: 0,
+      last_polled_at: expect.any(String),
+      last_success_at: expect.any(String),
+      last_error: 'HTTP 503 from www.gdacs.org',
+      consecutive_failures: 2,
+      last_poll_items: 32,
+    });
+    expect(listed.find((s) => s.connector === 'reliefweb')).toBeUndefined();
+    expect(listed.find((s) => s.connector === 'who-don')).toMatchObject({
+      signal_count: 3,
+      last_error: null,
+    });
+
+    const fresh = (await (await app.fetch('/api/v1/freshness')).json()) as Json;
+    const gdacs = (fresh.live_sources as Json[]).find((s) => s.name === 'GDACS alerts');
+    expect(gdacs).toMatchObject({ connector: 'gdacs', consecutive_failures: 2, item_lag_seconds: null });
+    expect(gdacs!.poll_lag_seconds).toBeGreaterThanOrEqual(600);
+    const never = (fresh.live_sources as Json[]).find(
+      (s) => s.name === 'NASA EONET open events (past 7 days)',
+    );
+    expect(never).toMatchObject({ last_success_at: null, poll_lag_seconds: null });
+    expect((fresh.live_sources as Json[]).map((s) => s.connector)).not.toContain('reliefweb');
   });
 
   it('needs the admin token', async () => {
