@@ -2,9 +2,11 @@
  * `sources poll` as the CLI runs it: on the server's own embedded database (the live one with
  * LIVE_SOURCES), one source forced, or the due ones.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
@@ -16,6 +18,8 @@ import { pollNow } from '../../src/sources/poll-command';
 import type { DatabaseHandle } from '../../src/db/client';
 import { startFeedServer, usgsAsOf, type FeedServer } from './feed-server';
 import { fixture } from './support';
+
+const run = promisify(execFile);
 
 describe('sources poll (CLI)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'poll-cli-'));
@@ -68,5 +72,30 @@ describe('sources poll (CLI)', () => {
 
     const [row] = await live.db.select().from(sources).where(eq(sources.name, 'loop quakes'));
     expect(row).toMatchObject({ etag: '"q1"', lastPollItems: 0, consecutiveFailures: 0 });
+  }, 120_000);
+
+  it('is `npm run cli -- sources poll`, on the live database with LIVE_SOURCES', async () => {
+    await live.close();
+    const cli = (...args: string[]) =>
+      run('npx', ['tsx', 'src/cli.ts', 'sources', 'poll', ...args], {
+        env: {
+          ...process.env,
+          DATA_DIR: dataDir,
+          DATABASE_URL: '',
+          LIVE_SOURCES: 'true',
+          WEBHOOK_ALLOW_INSECURE: 'true',
+          LOG_LEVEL: 'silent',
+        },
+      });
+    const { stdout } = await cli('--source', 'loop quakes');
+    expect(JSON.parse(stdout)).toMatchObject({
+      polls: [{ source: 'loop quakes', connector: 'usgs', status: 'not_modified' }],
+      webhooks: { deliveries: 0 },
+    });
+    await expect(cli('--source', 'nope')).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('no source named "nope"'),
+    });
+    live = await pgliteDatabase(join(config.DATA_DIR, 'pglite'));
   }, 120_000);
 });
