@@ -4,14 +4,16 @@ import { workerDeps, type WorkerEnv } from './worker-deps';
 
 /**
  * The cron Worker: every 5 minutes (wrangler.toml `[env.webhooks]`), one live-data cycle: polls
- * the sources that are due, then one dispatcher pass, so new signals go out in the same run. A
- * fresh database gets the built-in catalogue first, so a deployment polls with nothing set up.
+ * the sources that are due, then one dispatcher pass, so new signals go out in the same run. With
+ * LIVE_SOURCES a fresh database gets the built-in catalogue first, so a deployment polls with
+ * nothing else set up.
  */
 export default {
   async scheduled(controller: ScheduledController, env: WorkerEnv, ctx: ExecutionContext): Promise<void> {
     const { deps, database } = workerDeps(env, ctx);
     try {
-      const added = await ensureCatalogue(deps.db);
+      // LIVE_SOURCES (set in wrangler.toml): a fresh database gets the built-in catalogue.
+      const added = deps.config.LIVE_SOURCES ? await ensureCatalogue(deps.db) : 0;
       if (added > 0) deps.log.info('source catalogue added', { sources: added });
       const { polls, ...summary } = await runCycle(deps);
       deps.log.info('source cycle', { cron: controller.cron, ...summary, polls: polls.length });
