@@ -34,12 +34,24 @@ const record = (name: string, ms: number) => {
 
 const sentence =
   'Gen. Tarek Osman said the Rapid Support Forces shelled El Fasher overnight, while the World Health Organization warned of cholera in Port Sudan. ';
-for (const chars of [10_000, 50_000]) {
-  const text = sentence.repeat(Math.ceil(chars / sentence.length)).slice(0, chars);
-  record(
-    `extractEntities, ${chars.toLocaleString('en')} characters`,
-    await median(5, () => extractEntities(text)),
-  );
+const word = (i: number) =>
+  'Q' + ((i * 7919) % 100000).toString(36).replace(/[0-9]/g, (d) => 'abcdefghij'[Number(d)]!);
+// Ordinary prose, and the hostile shapes that were quadratic before the look-ahead bound.
+const TEXTS: Record<string, (n: number) => string> = {
+  prose: (n) => sentence.repeat(n),
+  'capitalised run': (n) => 'officials said the ' + Array.from({ length: n }, (_, i) => word(i)).join(' '),
+  'ampersand chain': (n) => 'officials said the ' + Array.from({ length: n }, (_, i) => word(i)).join(' & '),
+};
+for (const [name, make] of Object.entries(TEXTS)) {
+  for (const chars of [10_000, 50_000]) {
+    let n = 16;
+    while (make(n).length < chars) n *= 2;
+    const text = make(n).slice(0, chars);
+    record(
+      `extractEntities, ${name}, ${chars.toLocaleString('en')} characters`,
+      await median(5, () => extractEntities(text)),
+    );
+  }
 }
 for (const count of [6_000, 100_000]) {
   record(

@@ -6,7 +6,7 @@ import { ingestSignals } from './ingest/pipeline';
 import { seedDemo } from './ingest/seed';
 import { runSourceCommand, SOURCES_USAGE, SourceUsageError } from './sources/commands';
 import { issueKeyForEmail, normalizeEmail, setAccountTier } from './keys/service';
-import { adminToken, nodeDeps, openDatabase, openStore } from './node-runtime';
+import { adminToken, liveAwareConfig, nodeDeps, openDatabase, openStore } from './node-runtime';
 import { KEY_TIERS, type KeyTier } from './vocab';
 import { dispatchWebhooks } from './webhooks/dispatch';
 import { nodeEncryptionKey } from './webhooks/node-key';
@@ -54,7 +54,7 @@ function required(value: string | undefined, name: string): string {
 
 async function run(argv: string[]): Promise<unknown> {
   if (argv[0] === 'sources') {
-    const config = loadConfig(process.env);
+    const config = liveAwareConfig(loadConfig(process.env));
     return runSourceCommand(argv.slice(1), config, () =>
       openDatabase({ ...config, DB_STATEMENT_TIMEOUT_MS: 0 }),
     );
@@ -74,7 +74,7 @@ async function run(argv: string[]): Promise<unknown> {
   });
   const [command, sub] = positionals;
   if (values.help || !command) throw new UsageError('');
-  const config = loadConfig(process.env);
+  const config = liveAwareConfig(loadConfig(process.env));
   const remote = values.url;
 
   const withDb = async <T>(work: (db: DatabaseHandle['db']) => Promise<T>): Promise<T> => {

@@ -44,6 +44,17 @@ const ConfigSchema = z.object({
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** Longest a database statement may run before it is cancelled and answered 503; 0: no limit. */
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  /** Node server: poll the live sources on a timer, in their own embedded database (no demo data). */
+  LIVE_SOURCES: flag(false),
+  /** Named in the pollers' User-Agent so feed operators can reach whoever runs this deployment. */
+  SOURCE_CONTACT_URL: optionalUrl,
+  /** Largest feed document a poll reads; a bigger one is an error on that source. */
+  SOURCE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(5 * 1024 * 1024),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -12,6 +12,8 @@ import { nodeClientIp } from './http/client-ip';
 import { readDocsScript } from './docs-assets';
 import { DOCS_SCRIPT_CACHE, DOCS_SCRIPT_PATH } from './routes/docs';
 import { nodeOutboundFetch } from './net/outbound-node';
+import { describeCycle, startCycleTimer } from './sources/cycle';
+import { ensureCatalogue } from './sources/poll-state';
 import { memoryStore } from './store/memory';
 import type { Store } from './store/types';
 import { upstashStore } from './store/upstash';
@@ -120,4 +122,27 @@ export function adminToken(config: Config): string {
   const token = `adm_${randomBytes(24).toString('base64url')}`;
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
   return token;
+}
+
+/**
+ * With LIVE_SOURCES the server and the CLI use their own embedded database beside the demo one
+ * (`DATA_DIR`-live, `.data-live/`, with its own generated tokens), never mixed with demo data.
+ */
+export const liveAwareConfig = (config: Config): Config =>
+  config.LIVE_SOURCES ? { ...config, DATA_DIR: `${config.DATA_DIR.replace(/\/+$/, '')}-live` } : config;
+
+/**
+ * LIVE_SOURCES on the Node server: adds the catalogue to a database without sources, then
+ * polls the due ones at once and every minute after (each source keeps its own interval),
+ * dispatching webhooks in the same run, and prints what each poll brought.
+ */
+export async function startLiveSources(deps: Deps, print: (line: string) => void = console.log) {
+  const added = await ensureCatalogue(deps.db);
+  if (added > 0) print(`Live sources: added the ${added} sources of the built-in catalogue.`);
+  print('Live sources on: polling the due ones now and every minute.');
+  return startCycleTimer(deps, {
+    onCycle: (summary) => {
+      for (const line of describeCycle(summary)) print(`[${new Date().toISOString()}] ${line}`);
+    },
+  });
 }

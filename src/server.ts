@@ -5,7 +5,15 @@ import type { Database } from './db/client';
 import { isEmpty, seedDemo } from './ingest/seed';
 import { hashKey } from './keys/key';
 import { findKeyByHash, issueKeyForEmail } from './keys/service';
-import { adminToken, nodeDeps, openDatabase, openStore, serveApp } from './node-runtime';
+import {
+  adminToken,
+  liveAwareConfig,
+  nodeDeps,
+  openDatabase,
+  openStore,
+  serveApp,
+  startLiveSources,
+} from './node-runtime';
 import { nodeEncryptionKey } from './webhooks/node-key';
 import { startDispatchTimer } from './webhooks/schedule';
 
@@ -35,6 +43,7 @@ async function main() {
     }
     throw error;
   }
+  config = liveAwareConfig(config);
   config = { ...config, ADMIN_TOKEN: adminToken(config), WEBHOOK_ENCRYPTION_KEY: nodeEncryptionKey(config) };
   const embedded = !config.DATABASE_URL;
   console.log(
@@ -43,7 +52,7 @@ async function main() {
   const database = await openDatabase(config);
   const deps = nodeDeps(config, database.db, openStore(config));
 
-  if (embedded && config.SEED && (await isEmpty(database.db))) {
+  if (embedded && config.SEED && !config.LIVE_SOURCES && (await isEmpty(database.db))) {
     console.log('Loading demo data (first start only) …');
     const result = await seedDemo(database.db, { now: new Date() });
     console.log(`Loaded ${result.accepted} demo signals.`);
@@ -52,7 +61,7 @@ async function main() {
   // Postgres (DATABASE_URL) nothing secret goes to a log, and no demo key is issued at all.
   const key = embedded ? await demoKey(database.db, config) : null;
   const running = await serveApp(deps, config.PORT);
-  const dispatcher = startDispatchTimer(deps);
+  const dispatcher = config.LIVE_SOURCES ? await startLiveSources(deps) : startDispatchTimer(deps);
   const base = config.PUBLIC_BASE_URL ?? `http://localhost:${running.port}`;
   const adminSource = process.env.ADMIN_TOKEN
     ? 'from ADMIN_TOKEN (not printed)'

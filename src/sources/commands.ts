@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config';
 import type { Database } from '../db/client';
 import { ingestDocument, UnparseableDocumentError } from '../ingest/upstream';
+import { pollNow } from './poll-command';
 import { connectorFor } from './registry';
 import { CreateSourceSchema } from './schemas';
 import {
@@ -145,6 +146,11 @@ export const SOURCE_COMMANDS: Record<string, SourceCommand> = {
         throw error;
       }
     },
+  },
+  poll: {
+    usage:
+      'sources poll [--source NAME]         one run now: the due sources (or NAME, due or not), then webhooks',
+    run: ({ config, db, values }) => pollNow(config, db, { source: values.source }),
   },
 };
 

@@ -1,0 +1,134 @@
+/**
+ * One live-data run through the real pipeline: a poll of a feed on loopback → the signals are
+ * readable with filters → a webhook receives them in the same run → they are in the feed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../../src/db/client';
+import { sources } from '../../src/db/schema';
+import { runCycle, UnknownSourceError } from '../../src/sources/cycle';
+import { generateEncryptionKey } from '../../src/webhooks/crypto';
+import { backends, createKey, startTestApp, type TestApp } from '../support/harness';
+import { startReceiver, type Receiver } from '../webhooks/receiver';
+import { startFeedServer, usgsAsOf, type FeedServer } from './feed-server';
+import { fixture } from './support';
+
+interface ApiSignal {
+  id: string;
+  threat_layer: string;
+  significance_score: number;
+  country_codes: string[];
+  source_url: string;
+}
+
+describe.each(backends)('a live-data cycle on $name', (backend) => {
+  let database: DatabaseHandle;
+  let app: TestApp;
+  let feeds: FeedServer;
+  let receiver: Receiver;
+  let key: string;
+
+  beforeAll(async () => {
+    database = await backend.open();
+    feeds = await startFeedServer({
+      '/quakes': {
+        document: usgsAsOf(fixture('usgs-significant-month.geojson'), new Date()),
+        type: 'application/geo+json',
+        etag: '"quakes-1"',
+      },
+      '/down': { status: 500 },
+    });
+    receiver = await startReceiver();
+    app = await startTestApp(database.db, {
+      config: { WEBHOOK_ALLOW_INSECURE: true, WEBHOOK_ENCRYPTION_KEY: generateEncryptionKey() },
+    });
+    key = (await createKey(database.db)).key;
+    await database.db.insert(sources).values([
+      {
+        name: 'feed-quakes',
+        connector: 'usgs',
+        url: `${feeds.url}/quakes`,
+        tier: 'core',
+        intervalMinutes: 5,
+      },
+      { name: 'feed-down', connector: 'usgs', url: `${feeds.url}/down`, tier: 'core', intervalMinutes: 5 },
+    ]);
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+    await receiver?.close();
+    await feeds?.close();
+    await database?.close();
+  });
+
+  const get = async <T>(path: string): Promise<T> => {
+    const res = await app.fetch(path, { headers: { 'X-Api-Key': key } });
+    expect(res.status, path).toBe(200);
+    return (await res.json()) as T;
+  };
+
+  it('polls, serves with filters, delivers and feeds the new signals in one run', async () => {
+    const created = await app.fetch('/api/v1/webhooks', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Api-Key': key },
+      body: JSON.stringify({ url: receiver.url, layers: ['disaster'], min_score: 5 }),
+    });
+    expect(created.status).toBe(201);
+
+    const summary = await runCycle(app.deps);
+
+    expect(summary.polls.map((p) => [p.source, p.status])).toEqual([
+      ['feed-down', 'failed'],
+      ['feed-quakes', 'ok'],
+    ]);
+    expect(summary.polls[0]).toMatchObject({ error: 'http_500', failures: 1 });
+    const poll = summary.polls[1]!;
+    if (poll.status !== 'ok') throw new Error('unreachable');
+    // Of the 18 recorded quakes, the nine published or revised in the last 72 hours are taken
+    // (the poll window).
+    expect(poll).toMatchObject({ items: 18, accepted: 9, updated: 0, rejected: 0 });
+    expect(summary).toMatchObject({ accepted: 9, failed: 1, deferred: 0 });
+
+    // Readable with filters.
+    const { data: all } = await get<{ data: ApiSignal[] }>('/api/v1/signals?layers=disaster&limit=100');
+    expect(all.map((s) => s.id).sort()).toEqual([...poll.ids].sort());
+    const strong = all.filter((s) => s.significance_score >= 5);
+    expect(strong.length).toBeGreaterThan(0);
+    expect(strong.length).toBeLessThan(all.length);
+    const { data: filtered } = await get<{ data: ApiSignal[] }>(
+      '/api/v1/signals?layers=disaster&min_score=5',
+    );
+    expect(filtered.map((s) => s.id).sort()).toEqual(strong.map((s) => s.id).sort());
+    const { data: afghanistan } = await get<{ data: ApiSignal[] }>('/api/v1/signals?country=AF');
+    expect(afghanistan).toHaveLength(2);
+    expect(afghanistan.every((s) => s.country_codes.includes('AF'))).toBe(true);
+    expect(afghanistan.map((s) => s.source_url)).toContain(
+      'https://earthquake.usgs.gov/earthquakes/eventpage/us6000len8',
+    );
+
+    // Delivered in the same run: exactly the signals matching the webhook.
+    expect(summary.webhooks).toMatchObject({ deliveries: 1, succeeded: 1, signals: strong.length });
+    expect(receiver.received).toHaveLength(1);
+    expect(receiver.received[0]!.body.signals.map((s) => s.id).sort()).toEqual(
+      strong.map((s) => s.id).sort(),
+    );
+
+    // In the feed.
+    const feed = await get<{ items: { id: string; external_url: string }[] }>(
+      '/api/v1/feed?format=json&layers=disaster',
+    );
+    expect(feed.items.map((item) => item.id.replace('urn:uuid:', '')).sort()).toEqual(
+      all.map((s) => s.id).sort(),
+    );
+
+    // Nothing is due again yet: a second run polls nothing and delivers nothing.
+    const again = await runCycle(app.deps);
+    expect(again.polls).toEqual([]);
+    expect(again.webhooks.deliveries).toBe(0);
+
+    // Forced, the feed answers 304 to its ETag: nothing new, nothing sent.
+    const forced = await runCycle(app.deps, { source: 'feed-quakes' });
+    expect(forced.polls).toEqual([{ source: 'feed-quakes', connector: 'usgs', status: 'not_modified' }]);
+    expect(receiver.received).toHaveLength(1);
+    await expect(runCycle(app.deps, { source: 'no such feed' })).rejects.toBeInstanceOf(UnknownSourceError);
+  }, 60_000);
+});
