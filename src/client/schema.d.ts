@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * Data freshness
-         * @description Latest ingest and publication times, ingest lag, and sources silent for 48 hours or more.
+         * @description Latest ingest and publication times, ingest lag, sources silent for 48 hours or more, and the lag of each live (polled) source.
          */
         get: operations["getFreshness"];
         put?: never;
@@ -284,6 +284,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Polled sources with their settings and health
+         * @description Every source that has a connector (the built-in catalogue and operator-added ones), by name.
+         */
+        get: operations["getAdminSources"];
+        put?: never;
+        /**
+         * Add a polled source
+         * @description Names are unique (409 `source_exists`). An enabled source must carry what its connector needs (ReliefWeb `options.appname`, GDELT `options.query`), else 400. It is due for polling at once.
+         */
+        post: operations["postAdminSources"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/sources/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One source with its settings and health */
+        get: operations["getAdminSourcesById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a source that has no signals
+         * @description A source whose signals are stored cannot be deleted (409 `source_has_signals`): its signals keep citing it. Disable it instead (`PATCH {"enabled": false}`).
+         */
+        delete: operations["deleteAdminSourcesById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a source (enable, disable, interval, URL, options)
+         * @description The connector cannot change. A new URL or options drop the stored ETag/Last-Modified; any change makes the source due now.
+         */
+        patch: operations["patchAdminSourcesById"];
+        trace?: never;
+    };
+    "/api/v1/admin/sources/{connector}/ingest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest one raw feed document with a connector
+         * @description The body is one feed document exactly as the feed serves it (GeoJSON, RSS/Atom XML, JSON), up to 10 MiB, any content type. It is parsed with the connector and ingested under `source` (default: the connector's first catalogue source, created if missing), with no age cut-off: a backfill keeps old items with their own dates. Known items are duplicates, or revised in place, or retracted (see "Live data" in the README). A document that does not parse is a 400 `unparseable_document` and ingests nothing.
+         */
+        post: operations["postAdminSourcesByConnectorIngest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/snapshots": {
         parameters: {
             query?: never;
@@ -313,7 +382,7 @@ export interface paths {
         };
         /**
          * Active sources with coverage
-         * @description Sources with at least one signal, by signal count; coverage by region and layer.
+         * @description Sources with at least one signal, and every enabled live source (so a failing feed shows), by signal count; coverage by region and layer, and polling health for live sources.
          */
         get: operations["getSources"];
         put?: never;
@@ -393,7 +462,7 @@ export interface paths {
         };
         /**
          * Narrative clusters
-         * @description Signals of one layer linked by shared entities and title terms (≥ 2 shared, Jaccard ≥ 0.2), grouped into connected components and scored by local significance. At most 50 clusters, best first. Public.
+         * @description Signals of one layer grouped by shared entities and title terms and scored by local significance, over the strongest 1000 signals of the window (by score). At most 50 clusters, best first, each listing at most 100 signal ids. Public; cached 5 minutes, with an ETag that follows the data (not the time of the request).
          */
         get: operations["getClusters"];
         put?: never;
@@ -453,7 +522,7 @@ export interface paths {
         };
         /**
          * Signals as RSS, Atom or JSON Feed
-         * @description The newest signals matching the filters of /api/v1/signals, newest first. Each item links to the signal in this API, carries the original source link in its body, and has its threat layer, score, valence and countries as categories (RSS `domain`, Atom `scheme` `urn:signal-intel:<facet>`, JSON Feed tags `<facet>:<value>` plus a `_signal` extension). Public; sends a strong `ETag` and answers `If-None-Match` with 304; rendered feeds are shared for 60 s.
+         * @description The newest signals matching the filters of /api/v1/signals, newest first. Each item links to the original source (a public page; the signal id is its guid `urn:uuid:<id>`), and has its threat layer, score, valence and countries as categories (RSS `domain`, Atom `scheme` `urn:signal-intel:<facet>`, JSON Feed tags `<facet>:<value>` plus a `_signal` extension). Public; sends a strong `ETag` and answers `If-None-Match` with 304; rendered feeds are shared for 60 s.
          */
         get: operations["getFeed"];
         put?: never;
@@ -493,7 +562,7 @@ export interface paths {
         };
         /**
          * Embeddable widget of recent signals
-         * @description A server-rendered HTML page for an `<iframe>`: the newest signals of the last `hours`, refreshed in place every 2 minutes. It sends its own Content-Security-Policy (`frame-ancestors *`, only its own hashed script and style, requests only to its own origin), no X-Frame-Options and no cookies. Public (per-IP limit); `ETag`/304.
+         * @description A server-rendered HTML page for an `<iframe>`: the newest signals of the last `hours`, refreshed in place every 2 minutes. Any page may frame it, `file:` and `about:blank` included: its Content-Security-Policy has no `frame-ancestors` (only its own hashed script and style, requests only to its own origin), and it sends no X-Frame-Options and no cookies. An error (a bad parameter, a rate limit) is answered with a small HTML page saying why, with the same status. Public (per-IP limit); `ETag`/304 (the 304 carries the same policy).
          */
         get: operations["getEmbed"];
         put?: never;
@@ -687,6 +756,17 @@ export interface components {
                 name: string;
                 tier: string;
                 last_seen_at: string | null;
+            }[];
+            /** @description Enabled live sources, most behind first: seconds since the last successful poll and since the newest item. */
+            live_sources: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                connector: string;
+                last_success_at: string | null;
+                poll_lag_seconds: number | null;
+                item_lag_seconds: number | null;
+                consecutive_failures: number;
             }[];
             checked_at: string;
         };
@@ -1135,6 +1215,106 @@ export interface components {
              */
             paused: number;
         };
+        AdminSource: {
+            /** Format: uuid */
+            id: string;
+            /** @example GDACS alerts */
+            name: string;
+            /**
+             * @description Null for ingest-only sources.
+             * @enum {string|null}
+             */
+            connector: "usgs" | "gdacs" | "eonet" | "nws" | "cisa-kev" | "nvd" | "reliefweb" | "who-don" | "gdelt" | "rss" | null;
+            /** @example https://www.gdacs.org/xml/rss.xml */
+            url: string | null;
+            /** @enum {string} */
+            tier: "core" | "community" | "discovered";
+            /** @description Minutes between polls; null: the connector's default. */
+            interval_minutes: number | null;
+            enabled: boolean;
+            options: {
+                [key: string]: unknown;
+            };
+            signal_count: number;
+            /** Format: date-time */
+            last_seen_at: string | null;
+            /** Format: date-time */
+            last_polled_at: string | null;
+            /** Format: date-time */
+            last_success_at: string | null;
+            last_error: string | null;
+            consecutive_failures: number;
+            /** @description Items the last successful poll parsed. */
+            last_poll_items: number | null;
+            /** Format: date-time */
+            next_poll_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        CreateSource: {
+            /** @enum {string} */
+            connector: "usgs" | "gdacs" | "eonet" | "nws" | "cisa-kev" | "nvd" | "reliefweb" | "who-don" | "gdelt" | "rss";
+            /** @example Reuters world */
+            name: string;
+            /**
+             * Format: uri
+             * @example https://feeds.example.org/world.rss
+             */
+            url: string;
+            /**
+             * @default community
+             * @enum {string}
+             */
+            tier: "core" | "community" | "discovered";
+            /** @default null */
+            interval_minutes: number | null;
+            /** @default true */
+            enabled: boolean;
+            /** @default {} */
+            options: {
+                [key: string]: unknown;
+            };
+        };
+        UpdateSource: {
+            name?: string;
+            /** Format: uri */
+            url?: string;
+            /** @enum {string} */
+            tier?: "core" | "community" | "discovered";
+            interval_minutes?: number | null;
+            enabled?: boolean;
+            options?: {
+                [key: string]: unknown;
+            };
+        };
+        UpstreamResult: {
+            /**
+             * @description New signals.
+             * @example 12
+             */
+            accepted: number;
+            /**
+             * @description Stored signals revised in place or retracted.
+             * @example 1
+             */
+            updated: number;
+            /**
+             * @description Items with nothing new.
+             * @example 3
+             */
+            duplicates: number;
+            /**
+             * @description Items that failed validation.
+             * @example 0
+             */
+            rejected: number;
+            errors: {
+                index: number;
+                message: string;
+            }[];
+            /** @description Signals accepted or updated, in document order. */
+            ids: string[];
+        };
         SnapshotList: {
             window: components["schemas"]["Window"];
             /** @enum {string} */
@@ -1227,6 +1407,23 @@ export interface components {
                     signal_count: number;
                 }[];
             };
+            /**
+             * @description The live-data connector polling it; null for ingest-only sources.
+             * @example gdacs
+             */
+            connector: string | null;
+            /** @description Whether its connector polls it. */
+            enabled: boolean;
+            /** @description Last poll attempt. */
+            last_polled_at: string | null;
+            /** @description Last poll that fetched and parsed. */
+            last_success_at: string | null;
+            /** @description Why the last poll failed; null after a success. */
+            last_error: string | null;
+            /** @description Failed polls in a row (backoff grows with it). */
+            consecutive_failures: number;
+            /** @description Items the last successful poll parsed. */
+            last_poll_items: number | null;
         };
         Trending: {
             window: components["schemas"]["Window"];
@@ -1382,6 +1579,7 @@ export interface components {
         };
         NarrativeClusterList: {
             window: components["schemas"]["Window"];
+            /** @description Signals clustered: the strongest of the window, at most 1000. */
             signals_considered: number;
             /** @description Clusters found before the cap of 50. */
             total: number;
@@ -1444,7 +1642,7 @@ export interface components {
             }[];
             first_published_at: string;
             last_published_at: string;
-            /** @description Every signal of the cluster, strongest first. */
+            /** @description The cluster's strongest signals, at most 100 (`signal_count` counts them all). */
             signal_ids: string[];
         };
         EntityView: {
@@ -3801,6 +3999,631 @@ export interface operations {
             };
         };
     };
+    getAdminSources: {
+        parameters: {
+            query?: {
+                connector?: "usgs" | "gdacs" | "eonet" | "nws" | "cisa-kev" | "nvd" | "reliefweb" | "who-don" | "gdelt" | "rss";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sources. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminSource"][];
+                    };
+                };
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postAdminSources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSource"];
+            };
+        };
+        responses: {
+            /** @description The new source. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSource"];
+                };
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAdminSourcesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The source. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSource"];
+                };
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteAdminSourcesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchAdminSourcesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSource"];
+            };
+        };
+        responses: {
+            /** @description The changed source. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSource"];
+                };
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postAdminSourcesByConnectorIngest: {
+        parameters: {
+            query?: {
+                /** @description Name of the source to ingest under. */
+                source?: string;
+            };
+            header?: never;
+            path: {
+                connector: "usgs" | "gdacs" | "eonet" | "nws" | "cisa-kev" | "nvd" | "reliefweb" | "who-don" | "gdelt" | "rss";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": string;
+            };
+        };
+        responses: {
+            /** @description What the document added, revised, retracted and skipped. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpstreamResult"];
+                };
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getSnapshots: {
         parameters: {
             query?: {
@@ -5098,7 +5921,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description A parameter is invalid: a page naming it. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5111,10 +5934,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
-            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            /** @description The `X-Api-Key` sent is not valid: a page saying so. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5128,10 +5951,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limited: a page saying so (with `Retry-After`). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5146,7 +5969,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description Unexpected failure (`internal_error`); quote `request_id`. */
@@ -5165,7 +5988,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            /** @description The service is briefly unavailable: a page saying so (with `Retry-After`). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5179,7 +6002,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
         };
