@@ -11,6 +11,15 @@ export { schema };
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 
 /** A database handle plus the way to release it. */
+const ROOT = Symbol('root database');
+
+/** A per-request view of `root` (it shares root's connection); `rootDatabase` maps it back. */
+export const databaseView = (root: Database, properties: PropertyDescriptorMap): Database =>
+  Object.create(root, { ...properties, [ROOT]: { value: rootDatabase(root) } }) as Database;
+
+/** The shared database behind a per-request view (itself when it is not a view). */
+export const rootDatabase = (db: Database): Database => (db as { [ROOT]?: Database })[ROOT] ?? db;
+
 export interface DatabaseHandle {
   db: Database;
   close(): Promise<void>;

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../deps';
 import { STORE_TIMEOUT_MS, withDeadline } from '../store/deadline';
-import type { Store } from '../store/types';
+import { rootStore, type Store } from '../store/types';
 
 /** Store lifetimes of the cached endpoints, in seconds (spec, "Limits"). */
 export const CACHE_TTL = {
@@ -67,8 +67,9 @@ export async function cachedValue<T>(
   const hit = await safely(() => store.get<Entry<T>>(cacheKey));
   if (hit !== UNAVAILABLE && hit) return { ...hit, hit: true };
 
-  let inFlight = inFlightByStore.get(store);
-  if (!inFlight) inFlightByStore.set(store, (inFlight = new Map()));
+  // Keyed by the shared store, not a request's timed view of it, so concurrent requests share.
+  let inFlight = inFlightByStore.get(rootStore(store));
+  if (!inFlight) inFlightByStore.set(rootStore(store), (inFlight = new Map()));
   let pending = inFlight.get(cacheKey) as Promise<Entry<T>> | undefined;
   if (pending) return { ...(await pending), hit: false };
 

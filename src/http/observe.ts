@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import type { Database } from '../db/client';
+import { databaseView, type Database } from '../db/client';
 import type { AppEnv, Logger } from '../deps';
-import type { Store } from '../store/types';
+import { storeView, type Store } from '../store/types';
 
 /** Milliseconds spent waiting on each backing service during one request. */
 export interface Timing {
@@ -47,23 +47,16 @@ export function timedDatabase(db: Database, timing: Timing): Database {
     client: { value: client },
     transaction: { value: shared.session.transaction.bind(shared.session) },
   });
-  return Object.create(db, {
+  return databaseView(db, {
     session: { value: session },
     $client: { value: client },
     transaction: { value: shared.transaction.bind(db) },
-  }) as Database;
+  });
 }
 
 /** `store` for one request, timing every call. */
-export function timedStore(store: Store, timing: Timing): Store {
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => timed(timing, 'store', value.apply(target, args));
-    },
-  });
-}
+export const timedStore = (store: Store, timing: Timing): Store =>
+  storeView(store, (call) => timed(timing, 'store', call() as Promise<unknown>));
 
 /** `log` with the request id on every line. */
 export function loggerWith(log: Logger, fields: Record<string, unknown>): Logger {

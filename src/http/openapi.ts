@@ -257,8 +257,25 @@ const DOCUMENT_SCHEMA: Json = {
   properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } },
 };
 
-/** The two routes that describe the API itself, when no route of the app documents them. */
+/** The docs page's script: a static file (Node serves it from node_modules, Workers as an asset). */
+const STATIC_SCRIPT = '/api/v1/docs/scalar.js';
+
+/** The routes that describe the API itself, when no route of the app documents them. */
 const SELF_DESCRIPTION: Record<string, Record<string, Operation>> = {
+  [STATIC_SCRIPT]: {
+    get: {
+      tags: ['Documentation'],
+      summary: 'Script of the API reference page',
+      description:
+        "The reference page's script (@scalar/api-reference, pinned), served by the service itself so the page needs no third-party host. A static file: no key, no rate limit, cached a day.",
+      responses: {
+        200: {
+          description: 'The script.',
+          content: { 'text/javascript': { schema: { type: 'string' } } },
+        },
+      },
+    },
+  },
   '/api/v1/openapi.json': {
     get: {
       tags: ['Documentation'],
@@ -438,16 +455,14 @@ function completeOperation(key: string, operation: Operation, method: string, pa
   operation.operationId ??= operationIdFor(method, path);
   operation.tags = operation.tags?.length ? operation.tags : ['Documentation'];
   const admin = (operation.security ?? []).some((requirement) => 'AdminToken' in requirement);
-  const selfDescribing = path in SELF_DESCRIPTION;
   operation.security ??= [];
   const responses = operation.responses;
-  // Every route but the admin and self-describing ones runs `access()`: a bad key is a 401 and
+  // Every route but the admin ones and the static script runs `access()`: a bad key is a 401 and
   // the rate limits apply, their headers on every answer.
-  const limited = !admin && !selfDescribing;
-  if (limited) {
-    responses[401] ??= problemResponse(errorResponses[401].description);
-    responses[429] ??= problemResponse(errorResponses[429].description);
-  }
+  const limited = !admin && path !== STATIC_SCRIPT;
+  if (limited) responses[401] ??= problemResponse(errorResponses[401].description);
+  // Admin routes have no rate limit, but failed admin tokens are limited per IP (a 429 for them).
+  if (limited || admin) responses[429] ??= problemResponse(errorResponses[429].description);
   const conditional = 304 in responses;
   if (conditional) {
     const parameters = (operation.parameters ??= []);

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Database } from '../db/client';
+import { rootDatabase, type Database } from '../db/client';
 import { apiKeys } from '../db/schema';
 
 interface Batch {
@@ -8,7 +8,9 @@ interface Batch {
 }
 
 // Per database handle (a Worker's handle lives for one request, the Node server's for the
-// process), so a batch never outlives the connection it is written through.
+// process), so a batch never outlives the connection it is written through. Keyed by the shared
+// handle, not a request's timed view of it, so uses of concurrent requests share one batch and
+// `flushUsage` sees them all.
 const batches = new WeakMap<Database, Batch>();
 
 async function write(db: Database, rows: [string, { count: number; lastUsed: Date }][]): Promise<void> {
@@ -44,7 +46,8 @@ async function drain(db: Database, batch: Batch): Promise<void> {
  * returns the write to hand to `waitUntil`, or null when a write already in flight will pick
  * this use up. Under load this batches many requests into one UPDATE.
  */
-export function recordUse(db: Database, keyId: string, at: Date): Promise<void> | null {
+export function recordUse(view: Database, keyId: string, at: Date): Promise<void> | null {
+  const db = rootDatabase(view);
   let batch = batches.get(db);
   if (!batch) batches.set(db, (batch = { pending: new Map(), writing: null }));
   const use = batch.pending.get(keyId);
@@ -58,7 +61,8 @@ export function recordUse(db: Database, keyId: string, at: Date): Promise<void> 
 }
 
 /** Waits until every use recorded so far is written (before usage figures are read). */
-export async function flushUsage(db: Database): Promise<void> {
+export async function flushUsage(view: Database): Promise<void> {
+  const db = rootDatabase(view);
   const batch = batches.get(db);
   if (!batch) return;
   while (batch.writing || batch.pending.size > 0) {

@@ -83,6 +83,7 @@ const widgetRoute = createRoute({
     400: widgetError('A parameter is invalid: a page naming it.'),
     401: widgetError('The `X-Api-Key` sent is not valid: a page saying so.'),
     429: widgetError('Rate limited: a page saying so (with `Retry-After`).'),
+    500: widgetError('An unexpected failure: a page saying so (with its request id).'),
     503: widgetError('The service is briefly unavailable: a page saying so (with `Retry-After`).'),
   },
 });

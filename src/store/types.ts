@@ -48,3 +48,19 @@ export interface Store {
   /** Round trip used by health checks. */
   ping(): Promise<void>;
 }
+
+const ROOT = Symbol('root store');
+
+/** A per-request view of `root` whose calls go through `wrap`; `rootStore` maps it back. */
+export const storeView = (root: Store, wrap: (call: () => unknown) => unknown): Store =>
+  new Proxy(root, {
+    get(target, property, receiver) {
+      if (property === ROOT) return rootStore(target);
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => wrap(() => value.apply(target, args));
+    },
+  });
+
+/** The shared store behind a per-request view (itself when it is not a view). */
+export const rootStore = (store: Store): Store => (store as { [ROOT]?: Store })[ROOT] ?? store;

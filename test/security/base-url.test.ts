@@ -77,17 +77,23 @@ describe('public base URL and the Host header', () => {
     expect(isValidHost(host)).toBe(valid);
   });
 
-  it.each(BAD_HOSTS)('refuses Host %j with a 400 problem on the feed and the widget', async (host) => {
-    for (const path of ['/api/v1/feed?format=json', '/embed']) {
-      const res = await getWithHost(app, path, host);
-      expect(res.status, `${path} ${res.body}`).toBe(400);
-      expect(res.contentType).toMatch(/^application\/problem\+json/);
-      expect(JSON.parse(res.body)).toMatchObject({
+  it.each(BAD_HOSTS)(
+    'refuses Host %j with a 400 on the feed (problem) and the widget (its error page)',
+    async (host) => {
+      const feed = await getWithHost(app, '/api/v1/feed?format=json', host);
+      expect(feed.status, feed.body).toBe(400);
+      expect(feed.contentType).toMatch(/^application\/problem\+json/);
+      expect(JSON.parse(feed.body)).toMatchObject({
         code: 'invalid_request',
         errors: [{ path: 'header.host' }],
       });
-    }
-  });
+      // The widget shows its errors in the frame as a small page naming the field.
+      const widget = await getWithHost(app, '/embed', host);
+      expect(widget.status, widget.body).toBe(400);
+      expect(widget.contentType).toMatch(/^text\/html/);
+      expect(widget.body).toContain('header.host');
+    },
+  );
 
   it('never writes a hostile Host into a link, whoever refuses it', async () => {
     const res = await getWithHost(app, '/api/v1/feed?format=json', 'evil.example"><script>alert(1)</script>');
