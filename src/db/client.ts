@@ -1,4 +1,4 @@
-import { fillPlaceholders, type SQL } from 'drizzle-orm';
+import { fillPlaceholders, sql, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { Pool } from '@neondatabase/serverless';
@@ -65,6 +65,20 @@ export async function runStatement<T>(db: Database, { sql, params }: Statement):
 
 /** How long one statement may run before Postgres cancels it (57014), unless configured. */
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
+
+/** Ingest transactions may wait longer than reads (on hot aggregate rows under load). */
+export const WRITE_STATEMENT_TIMEOUT = '60s';
+
+/**
+ * Raises the statement timeout to `WRITE_STATEMENT_TIMEOUT` for the rest of transaction `tx`
+ * (never lowers it, and keeps "no limit"): the 5 s budget is for reads, which a user waits for.
+ */
+export async function allowWriteTime(tx: Pick<Database, 'execute'>): Promise<void> {
+  await tx.execute(sql`SELECT set_config('statement_timeout',
+    CASE WHEN current_setting('statement_timeout')::interval = interval '0'
+           OR current_setting('statement_timeout')::interval >= ${WRITE_STATEMENT_TIMEOUT}::interval
+         THEN current_setting('statement_timeout') ELSE ${WRITE_STATEMENT_TIMEOUT} END, true)`);
+}
 
 /** Options every driver adapter takes. `statementTimeoutMs` 0 means no limit. */
 export interface DatabaseOptions {

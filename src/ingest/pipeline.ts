@@ -1,5 +1,5 @@
 import { inArray, sql } from 'drizzle-orm';
-import { queryRows, type Database } from '../db/client';
+import { allowWriteTime, queryRows, type Database } from '../db/client';
 import { entities, signalEntities, signals, sources } from '../db/schema';
 import type { FieldError } from '../http/problem';
 import { regionOf } from '../vocab';
@@ -55,6 +55,7 @@ export async function ingestSignals(db: Database, rawItems: unknown[]): Promise<
   );
 
   const inserted = await db.transaction(async (tx) => {
+    await allowWriteTime(tx);
     const sourceIds = await upsertSources(tx as unknown as Database, items);
     const ids: string[] = [];
     for (const part of chunks(items)) {

@@ -7,7 +7,7 @@
  * revisions", and the README's "Live data".
  */
 import { and, arrayOverlaps, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Database } from '../db/client';
+import { allowWriteTime, queryRows, type Database } from '../db/client';
 import { signals } from '../db/schema';
 import { retractSignal } from '../signals/sync';
 import { moveSignalContribution, readSignalFacts } from './aggregates';
@@ -111,6 +111,7 @@ export async function ingestSourceItems(
   if (candidates.length > 0) {
     await db.transaction(async (txn) => {
       const tx = txn as unknown as Database;
+      await allowWriteTime(tx);
       const stored = await storedMatches(tx, candidates);
       const fresh: (Candidate & { id: string })[] = [];
       const revised: { candidate: Candidate; stored: Stored }[] = [];

@@ -87,6 +87,28 @@ describe.skipIf(!testDatabaseUrl()).each(DRIVERS)('statement timeout through $na
     );
     expect(setting!.statement_timeout).toBe('300ms');
   });
+
+  it('lets an ingest wait past the read timeout (writes get 60 s), then reads are 300 ms again', async () => {
+    const locker = new pg.Client({ connectionString: scratch.url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE signal_hourly IN ACCESS EXCLUSIVE MODE');
+      const ingest = ingestSignals(database.db, [
+        { ...fixtureItems()[0]!, source_url: 'https://wire.example.com/late-write' },
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, 1_000)); // over three read timeouts
+      await locker.query('ROLLBACK');
+      expect((await ingest).accepted).toBe(1);
+    } finally {
+      await locker.end();
+    }
+    const [setting] = await queryRows<{ statement_timeout: string }>(
+      database.db,
+      sql`SHOW statement_timeout`,
+    );
+    expect(setting!.statement_timeout).toBe('300ms');
+  });
 });
 
 describe('statement timeout on PGlite', () => {

@@ -29,7 +29,9 @@ describe('real-service variants that cannot run', () => {
   });
 
   it('fail the file under CI=true instead of skipping', { timeout: 120_000 }, async () => {
-    const env = { ...process.env, CI: 'true', TEST_REDIS_URL: '', TEST_DATABASE_URL: '' };
+    // Its own contract count: it must not report into (and remove) this run's directory.
+    const { CONTRACT_REPORT_DIR: _, ...outer } = process.env;
+    const env = { ...outer, CI: 'true', TEST_REDIS_URL: '', TEST_DATABASE_URL: '' };
     const failure = await run('npx', ['vitest', 'run', 'test/store/store.test.ts'], { env }).then(
       () => null,
       (error: { code: number; stdout: string; stderr: string }) => error,
