@@ -39,6 +39,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    globalSetup: ['test/support/pglite-template.ts'],
     setupFiles: ['test/support/contract-setup.ts'],
     reporters: [contractReporter, 'default'],
   },

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../src/db/client';
-import { pgliteDatabase } from '../src/db/node';
 import { ingestSignals } from '../src/ingest/pipeline';
 import { fixtureItems } from './support/fixture';
-import { ADMIN_TOKEN, createKey, startTestApp, type TestApp } from './support/harness';
+import { ADMIN_TOKEN, createKey, startTestApp, type TestApp, testPglite } from './support/harness';
 
 type Schema = {
   type?: string;
@@ -136,7 +135,7 @@ describe('fuzz every documented endpoint', () => {
   const failures: string[] = [];
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     await ingestSignals(database.db, fixtureItems());
     app = await startTestApp(database.db);
     key = (await createKey(database.db, 'pro')).key;

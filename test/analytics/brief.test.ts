@@ -4,8 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BRIEF } from '../../src/analytics/brief';
 import type { DatabaseHandle } from '../../src/db/client';
 import { ingestSignals } from '../../src/ingest/pipeline';
-import { createKey, startTestApp } from '../support/harness';
-import { pgliteDatabase } from '../../src/db/node';
+import { createKey, startTestApp, testPglite } from '../support/harness';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 
@@ -79,7 +78,7 @@ describe('GET /api/v1/brief with an LLM', () => {
   let port: number;
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     const items = [
       ['military', 8, 'Shelling near Kharkiv as Armed Forces of Ukraine hold line', 1],
       ['cyber', 7, 'Frostbite Group hits Kharkiv power grid', 2],

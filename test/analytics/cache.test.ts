@@ -1,10 +1,9 @@
 import type { SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { describe, expect, it } from 'vitest';
-import { pgliteDatabase } from '../../src/db/node';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { fixtureItems } from '../support/fixture';
-import { createKey, startTestApp } from '../support/harness';
+import { createKey, startTestApp, testPglite } from '../support/harness';
 import { cachedValue } from '../../src/http/cache';
 import { memoryStore } from '../../src/store/memory';
 import type { Store } from '../../src/store/types';
@@ -83,7 +82,7 @@ describe('cachedValue', () => {
 
 describe('cached endpoints over HTTP', () => {
   it('20 concurrent requests for a cold /api/v1/trending run its query once and agree', async () => {
-    const database = await pgliteDatabase();
+    const database = await testPglite();
     try {
       await ingestSignals(database.db, fixtureItems());
       let trendingQueries = 0;

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { seedDemo } from '../../src/ingest/seed';
-import { createKey, startTestApp, type TestApp } from '../support/harness';
+import { createKey, startTestApp, type TestApp, testPglite } from '../support/harness';
 
 const NOW = new Date('2026-11-22T06:00:00Z');
 
@@ -13,7 +12,7 @@ describe('analytics on the demo data', () => {
   let key: string;
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     await seedDemo(database.db, { now: NOW });
     app = await startTestApp(database.db, { deps: { now: () => NOW } });
     key = (await createKey(database.db, 'pro')).key;

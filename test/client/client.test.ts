@@ -3,11 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignalClient, retryAfterSeconds, verifyWebhook, type Signal } from '../../src/client';
 import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { generateEncryptionKey } from '../../src/webhooks/crypto';
 import { fixtureItems } from '../support/fixture';
-import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/harness';
+import { ADMIN_TOKEN, startTestApp, type TestApp, testPglite } from '../support/harness';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
 
 describe('the typed client against the running API', () => {
@@ -16,7 +15,7 @@ describe('the typed client against the running API', () => {
   let receiver: Receiver;
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     await ingestSignals(database.db, fixtureItems());
     app = await startTestApp(database.db, {
       config: { WEBHOOK_ALLOW_INSECURE: true, WEBHOOK_ENCRYPTION_KEY: generateEncryptionKey() },

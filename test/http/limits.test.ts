@@ -2,8 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config';
 import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
-import { createKey, json, startTestApp, type TestApp } from '../support/harness';
+import { createKey, json, startTestApp, type TestApp, testPglite } from '../support/harness';
 import { clearOfWindowEdge, storeKinds, type TestStore } from './stores';
 
 const LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-tier'];
@@ -13,7 +12,7 @@ describe.each(storeKinds())('rate limits on the $name store', (kind) => {
   const apps: TestApp[] = [];
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
   });
   afterAll(async () => {
     await Promise.all(apps.map((app) => app.close()));

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument, createApp } from '../../src/app';
 import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { DOCS_SCRIPT_PATH } from '../../src/routes/docs';
-import { startTestApp, type TestApp } from '../support/harness';
+import { startTestApp, type TestApp, testPglite } from '../support/harness';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 const SAMPLE_ID = '00000000-0000-4000-8000-000000000000';
@@ -29,7 +28,7 @@ describe('unsupported methods', () => {
   let app: TestApp;
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     app = await startTestApp(database.db);
   });
   afterAll(async () => {

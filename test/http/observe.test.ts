@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import type { Logger } from '../../src/deps';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { fixtureItems } from '../support/fixture';
-import { createKey, startTestApp, type TestApp } from '../support/harness';
+import { createKey, startTestApp, type TestApp, testPglite } from '../support/harness';
 
 /** A logger that keeps whole lines, fields included. */
 function fieldLogger() {
@@ -36,7 +35,7 @@ describe('request ids and Server-Timing', () => {
   const logger = fieldLogger();
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     await ingestSignals(database.db, fixtureItems());
     app = await startTestApp(database.db, { deps: { log: logger.log } });
     key = (await createKey(database.db)).key;
@@ -89,7 +88,7 @@ describe('request ids and Server-Timing', () => {
   });
 
   it('puts the id in the log lines of the request and in its 5xx problem body', async () => {
-    const broken = await pgliteDatabase();
+    const broken = await testPglite();
     const failing = await startTestApp(broken.db, { deps: { log: logger.log } });
     await broken.close();
     try {

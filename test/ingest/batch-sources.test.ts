@@ -1,16 +1,16 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { sources } from '../../src/db/schema';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { FIXTURE } from '../support/fixture';
+import { testPglite } from '../support/harness';
 
 /** Issue 13, item 11: a source named by several items of one batch. */
 describe('a source named by several items of one batch', () => {
   let database: DatabaseHandle;
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
   });
   afterAll(async () => {
     await database?.close();

@@ -3,11 +3,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { TOOLS } from '../../src/mcp/tools';
 import { fixtureItems } from '../support/fixture';
-import { createKey, startTestApp, type TestApp } from '../support/harness';
+import { createKey, startTestApp, type TestApp, testPglite } from '../support/harness';
 
 const NOW = new Date('2026-11-20T12:00:00Z');
 
@@ -37,7 +36,7 @@ describe('the MCP server at /api/v1/mcp', () => {
   };
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     await ingestSignals(database.db, fixtureItems());
     app = await startTestApp(database.db, { deps: { now: () => NOW } });
     key = (await createKey(database.db, 'pro')).key;

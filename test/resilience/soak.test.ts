@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { benchStore } from '../../bench/store';
 import type { DatabaseHandle } from '../../src/db/client';
 import type { Logger } from '../../src/deps';
-import { pgliteDatabase, postgresDatabase } from '../../src/db/node';
+import { postgresDatabase } from '../../src/db/node';
 import { generateDemoSignals } from '../../src/ingest/demo';
 import { ingestSignals } from '../../src/ingest/pipeline';
-import { ADMIN_TOKEN, createKey, startTestApp, type TestApp } from '../support/harness';
+import { ADMIN_TOKEN, createKey, startTestApp, type TestApp, testPglite } from '../support/harness';
 import { createScratchDatabase, testDatabaseUrl, type ScratchDatabase } from '../support/services';
 
 /** Seconds of load; ~2 minutes by default, SOAK_SECONDS to shorten locally. */
@@ -46,7 +46,7 @@ describe('mixed load', () => {
       scratch = await createScratchDatabase(testDatabaseUrl()!);
       database = await postgresDatabase(scratch.url, { migrate: true });
     } else {
-      database = await pgliteDatabase();
+      database = await testPglite();
     }
     await ingestSignals(database.db, generateDemoSignals({ count: 2_000, now: new Date(), seed: 11 }));
     // The limiter still runs on every request; only its ceilings are out of the way.

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument, createApp } from '../../src/app';
 import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
-import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/harness';
+import { ADMIN_TOKEN, startTestApp, type TestApp, testPglite } from '../support/harness';
 
 const SAMPLE_ID = '00000000-0000-4000-8000-000000000000';
 
@@ -25,7 +24,7 @@ describe('the admin API without ADMIN_TOKEN configured', () => {
   const operations = adminOperations();
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     app = await startTestApp(database.db, { config: { ADMIN_TOKEN: undefined } });
     guarded = await startTestApp(database.db);
   });

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { FIXTURE } from '../support/fixture';
-import { startTestApp, type TestApp } from '../support/harness';
+import { startTestApp, type TestApp, testPglite } from '../support/harness';
 
 type Freshness = {
   latest_ingested_at: string | null;
@@ -18,7 +17,7 @@ describe('freshness lag', () => {
   let clock = Date.now();
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     app = await startTestApp(database.db, { deps: { now: () => new Date(clock) } });
   });
   afterAll(async () => {

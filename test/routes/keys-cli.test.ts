@@ -8,7 +8,7 @@ import type { DatabaseHandle } from '../../src/db/client';
 import { pgliteDatabase } from '../../src/db/node';
 import { hashKey } from '../../src/keys/key';
 import { findKeyByHash } from '../../src/keys/service';
-import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/harness';
+import { ADMIN_TOKEN, startTestApp, type TestApp, testPglite } from '../support/harness';
 
 const run = promisify(execFile);
 
@@ -26,7 +26,7 @@ describe('the keys commands of the operator CLI', () => {
   let dataDir: string;
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     app = await startTestApp(database.db);
     dataDir = mkdtempSync(join(tmpdir(), 'keys-cli-'));
   });

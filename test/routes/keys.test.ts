@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgliteDatabase } from '../../src/db/node';
 import type { DatabaseHandle } from '../../src/db/client';
-import { admin, json, startTestApp, type TestApp } from '../support/harness';
+import { admin, json, startTestApp, type TestApp, testPglite } from '../support/harness';
 
 describe('key issuing', () => {
   let database: DatabaseHandle;
   let app: TestApp;
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     app = await startTestApp(database.db);
   });
   afterAll(async () => {

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgliteDatabase } from '../../src/db/node';
 import type { DatabaseHandle } from '../../src/db/client';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { fixtureItems } from '../support/fixture';
-import { startTestApp, type TestApp } from '../support/harness';
+import { startTestApp, type TestApp, testPglite } from '../support/harness';
 
 describe('system endpoints', () => {
   let database: DatabaseHandle;
@@ -11,7 +10,7 @@ describe('system endpoints', () => {
   const now = new Date('2026-11-22T00:00:00Z');
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     await ingestSignals(database.db, fixtureItems());
     app = await startTestApp(database.db, { deps: { now: () => now } });
   });
@@ -92,7 +91,7 @@ describe('system endpoints', () => {
   });
 
   it('answers 503 problem+json with Retry-After when the database is down', async () => {
-    const other = await pgliteDatabase();
+    const other = await testPglite();
     const down = await startTestApp(other.db);
     await other.close();
     try {

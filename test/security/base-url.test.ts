@@ -1,11 +1,10 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { isValidHost } from '../../src/http/base-url';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { FIXTURE } from '../support/fixture';
-import { startTestApp, type TestApp } from '../support/harness';
+import { startTestApp, type TestApp, testPglite } from '../support/harness';
 
 interface Raw {
   status: number;
@@ -41,7 +40,7 @@ describe('public base URL and the Host header', () => {
   let configured: TestApp;
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     await ingestSignals(database.db, [FIXTURE.lyonHospital]);
     app = await startTestApp(database.db);
     configured = await startTestApp(database.db, {

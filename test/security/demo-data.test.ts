@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { sources } from '../../src/db/schema';
 import { DEMO_SOURCE_SUFFIX, generateDemoSignals } from '../../src/ingest/demo';
 import { seedDemo } from '../../src/ingest/seed';
+import { testPglite } from '../support/harness';
 
 const reserved = (url: string) => new URL(url).hostname.endsWith('.example');
 
@@ -26,7 +26,7 @@ describe('demo data is recognisable as demo', () => {
   describe('once seeded', () => {
     let database: DatabaseHandle;
     beforeAll(async () => {
-      database = await pgliteDatabase();
+      database = await testPglite();
     });
     afterAll(async () => {
       await database?.close();

@@ -3,11 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { ASSETS_DIR, buildDocsAssets } from '../../src/docs-assets';
 import { DOCS_SCRIPT_PATH } from '../../src/routes/docs';
 import { memoryStore } from '../../src/store/memory';
-import { startTestApp, type TestApp } from '../support/harness';
+import { startTestApp, type TestApp, testPglite } from '../support/harness';
 
 /** A fixed clock far from any window edge, so the counts below are exact. */
 const FROZEN = Date.UTC(2026, 0, 1, 12, 30, 30);
@@ -16,7 +15,7 @@ describe('the docs page without internet', () => {
   let database: DatabaseHandle;
   let app: TestApp;
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     app = await startTestApp(database.db, { store: memoryStore(() => FROZEN) });
   });
   afterAll(async () => {

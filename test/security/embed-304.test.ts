@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { fixtureItems } from '../support/fixture';
-import { startTestApp, type TestApp } from '../support/harness';
+import { startTestApp, type TestApp, testPglite } from '../support/harness';
 
 /** The headers that decide who may frame a page and what it may run. */
 const FRAMING = ['content-security-policy', 'x-frame-options', 'x-content-type-options', 'referrer-policy'];
@@ -14,7 +13,7 @@ describe('a 304 carries the same policy as its 200', () => {
   let app: TestApp;
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     await ingestSignals(database.db, fixtureItems());
     app = await startTestApp(database.db, { deps: { now: () => new Date('2026-11-22T00:00:00Z') } });
   });

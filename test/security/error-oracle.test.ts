@@ -2,11 +2,10 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { nodeOutboundFetch } from '../../src/net/outbound-node';
 import { sendTestDelivery } from '../../src/webhooks/dispatch';
 import { findWebhook } from '../../src/webhooks/service';
-import { createKey, startTestApp, type TestApp } from '../support/harness';
+import { createKey, startTestApp, type TestApp, testPglite } from '../support/harness';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
 
 const call = (key: string, method: string, body?: unknown): RequestInit => ({
@@ -36,7 +35,7 @@ describe('delivery failures are classified, never raw error text', () => {
   let key: string;
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     // Loopback receivers need the development flag; the guard itself is tested below and in
     // outbound-dns.test.ts.
     app = await startTestApp(database.db, { config: { WEBHOOK_ALLOW_INSECURE: true } });

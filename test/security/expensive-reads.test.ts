@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { fixtureItems } from '../support/fixture';
-import { createKey, startTestApp, type TestApp } from '../support/harness';
+import { createKey, startTestApp, type TestApp, testPglite } from '../support/harness';
 
 /**
  * Issue 12 item 7: public and keyed analytics cannot be made to recompute per request, and a
@@ -17,7 +16,7 @@ describe('expensive reads', () => {
   let key: string;
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     await ingestSignals(database.db, fixtureItems());
     key = (await createKey(database.db, 'pro')).key;
     app = await startTestApp(database.db);

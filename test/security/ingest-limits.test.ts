@@ -2,11 +2,10 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
 import { queryRows } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { extractEntities, extractionWork } from '../../src/ingest/entities';
 import { MAX_INGEST_ITEMS } from '../../src/ingest/pipeline';
 import { FIXTURE } from '../support/fixture';
-import { admin, startTestApp, type TestApp } from '../support/harness';
+import { admin, startTestApp, type TestApp, testPglite } from '../support/harness';
 
 /** A distinct capitalised pseudo-word per index (letters only, so it is one token). */
 const word = (i: number) =>
@@ -53,7 +52,7 @@ describe('ingest request size', () => {
   let database: DatabaseHandle;
   let app: TestApp;
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     app = await startTestApp(database.db);
   });
   afterAll(async () => {

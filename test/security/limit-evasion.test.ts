@@ -2,10 +2,9 @@ import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config';
 import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { clientBucket, forwardedClient, workerClientIp } from '../../src/http/client-ip';
 import { memoryStore } from '../../src/store/memory';
-import { ADMIN_TOKEN, createKey, startTestApp, type TestApp } from '../support/harness';
+import { ADMIN_TOKEN, createKey, startTestApp, type TestApp, testPglite } from '../support/harness';
 
 type Problem = { code: string };
 
@@ -17,7 +16,7 @@ describe('limit evasion', () => {
   const apps: TestApp[] = [];
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
   });
   afterAll(async () => {
     await Promise.all(apps.map((app) => app.close()));

@@ -2,13 +2,12 @@ import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
 import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { apiKeys, webhooks } from '../../src/db/schema';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { dispatchWebhooks } from '../../src/webhooks/dispatch';
 import { createWebhook } from '../../src/webhooks/service';
 import { FIXTURE } from '../support/fixture';
-import { createKey, memoryLogger, startTestApp, type TestApp } from '../support/harness';
+import { createKey, memoryLogger, startTestApp, type TestApp, testPglite } from '../support/harness';
 import { startReceiver } from '../webhooks/receiver';
 
 type Problem = { code: string; detail: string };
@@ -26,7 +25,7 @@ describe("a revoked key's webhooks", () => {
   let sequence = 0;
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     app = await startTestApp(database.db, { config: { WEBHOOK_ALLOW_INSECURE: true } });
     receiver = await startReceiver();
   });

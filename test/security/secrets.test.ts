@@ -20,7 +20,7 @@ import { dispatchWebhooks } from '../../src/webhooks/dispatch';
 import { reencryptSecrets } from '../../src/webhooks/rotate';
 import { createWebhook, recentDeliveries } from '../../src/webhooks/service';
 import { FIXTURE } from '../support/fixture';
-import { createKey, memoryLogger, startTestApp } from '../support/harness';
+import { createKey, memoryLogger, startTestApp, testPglite } from '../support/harness';
 import { startReceiver } from '../webhooks/receiver';
 
 const SECRET = 'rotation-secret-0123456789';
@@ -81,7 +81,7 @@ describe('webhook secrets at rest', () => {
 describe('webhook secrets in the service', () => {
   let database: DatabaseHandle;
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
   });
   afterAll(async () => {
     await database?.close();

@@ -2,11 +2,10 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config';
 import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { webhooks } from '../../src/db/schema';
 import type { OutboundFetch } from '../../src/net/outbound';
 import { sendTestDelivery } from '../../src/webhooks/dispatch';
-import { createKey, startTestApp, type TestApp } from '../support/harness';
+import { createKey, startTestApp, type TestApp, testPglite } from '../support/harness';
 
 type Problem = { code: string; errors?: { path: string; message: string }[] };
 
@@ -29,7 +28,7 @@ describe('webhook ports', () => {
   };
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     app = await startTestApp(database.db, { deps: { fetch: recording } });
     extra = await startTestApp(database.db, {
       config: { WEBHOOK_ALLOWED_PORTS: [8443] },

@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config';
 import { isStatementTimeout, isUnavailable } from '../../src/http/unavailable';
 import { neonDatabase, queryRows, type DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase, postgresDatabase } from '../../src/db/node';
+import { postgresDatabase } from '../../src/db/node';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { sql } from 'drizzle-orm';
 import { fixtureItems } from '../support/fixture';
-import { createKey, startTestApp, type TestApp } from '../support/harness';
+import { createKey, startTestApp, type TestApp, testPglite } from '../support/harness';
 import { configureNeon, startNeonBridge, type NeonBridge } from '../support/neon-bridge';
 import { createScratchDatabase, testDatabaseUrl, type ScratchDatabase } from '../support/services';
 
@@ -113,7 +113,7 @@ describe.skipIf(!testDatabaseUrl()).each(DRIVERS)('statement timeout through $na
 
 describe('statement timeout on PGlite', () => {
   it('is set after open', { timeout: 120_000 }, async () => {
-    const database = await pgliteDatabase(undefined, { statementTimeoutMs: 1234 });
+    const database = await testPglite({ statementTimeoutMs: 1234 });
     try {
       const [row] = await queryRows<{ statement_timeout: string }>(database.db, sql`SHOW statement_timeout`);
       expect(row!.statement_timeout).toBe('1234ms');

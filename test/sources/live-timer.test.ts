@@ -5,11 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
 import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { sources } from '../../src/db/schema';
 import { nodeDeps, startLiveSources } from '../../src/node-runtime';
 import { memoryStore } from '../../src/store/memory';
-import { memoryLogger } from '../support/harness';
+import { memoryLogger, testPglite } from '../support/harness';
 import { startFeedServer, usgsAsOf, type FeedServer } from './feed-server';
 import { fixture } from './support';
 
@@ -18,7 +17,7 @@ describe('the live-sources timer', () => {
   let feeds: FeedServer;
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     feeds = await startFeedServer({
       '/quakes': {
         document: usgsAsOf(fixture('usgs-significant-month.geojson'), new Date()),

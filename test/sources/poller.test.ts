@@ -7,7 +7,6 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
 import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { sources } from '../../src/db/schema';
 import type { Deps } from '../../src/deps';
 import { ingestSourceItems } from '../../src/ingest/upstream';
@@ -17,7 +16,7 @@ import { dueSources, ensureCatalogue, MAX_BACKOFF_MS, pollBackoffMs } from '../.
 import { pollSource, type IngestSourceItems } from '../../src/sources/poller';
 import type { SourceRow } from '../../src/sources/store';
 import { memoryStore } from '../../src/store/memory';
-import { memoryLogger } from '../support/harness';
+import { memoryLogger, testPglite } from '../support/harness';
 import { startFeedServer, type FeedServer } from './feed-server';
 import { fixture } from './support';
 
@@ -40,7 +39,7 @@ describe('polling one source', () => {
   const gdacs = fixture('gdacs-rss-7d.xml');
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     feeds = await startFeedServer({
       '/usgs': { document: usgs, type: 'application/geo+json', etag: '"usgs-v1"' },
       '/gdacs': {

@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { migrate as migrateNeon } from 'drizzle-orm/neon-serverless/migrator';
 import { loadConfig, type Config } from '../../src/config';
-import { neonDatabase, type DatabaseHandle } from '../../src/db/client';
+import { neonDatabase, type DatabaseHandle, type DatabaseOptions } from '../../src/db/client';
 import { MIGRATIONS_FOLDER, pgliteDatabase } from '../../src/db/node';
 import type { Deps, Logger } from '../../src/deps';
 import { issueKeyForEmail } from '../../src/keys/service';
@@ -26,6 +27,18 @@ export interface Backend {
   open(): Promise<DatabaseHandle>;
 }
 
+let template: Blob | undefined;
+
+/**
+ * A fresh in-memory PGlite, loaded from the migrated template the global setup left
+ * (test/support/pglite-template.ts), or migrated from scratch when a file runs without it.
+ */
+export function testPglite(options: DatabaseOptions = {}): Promise<DatabaseHandle> {
+  const file = process.env.PGLITE_TEMPLATE;
+  if (file) template ??= new Blob([readFileSync(file)]);
+  return pgliteDatabase(undefined, { ...options, template });
+}
+
 let bridge: Promise<NeonBridge> | undefined;
 
 /** A fresh, migrated scratch database on the CI Postgres, reached through the Neon driver. */
@@ -46,7 +59,7 @@ async function neonScratch(): Promise<DatabaseHandle> {
 
 /** PGlite always; the CI Postgres through the Neon driver and bridge when TEST_DATABASE_URL is set. */
 export const backends: Backend[] = [
-  { name: 'pglite', open: () => pgliteDatabase() },
+  { name: 'pglite', open: () => testPglite() },
   ...(testDatabaseUrl() ? [{ name: 'neon' as const, open: neonScratch }] : []),
 ];
 

@@ -2,13 +2,12 @@ import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
 import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { webhooks } from '../../src/db/schema';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { dispatchWebhooks, type DispatchOptions } from '../../src/webhooks/dispatch';
 import { createWebhook, findWebhook, recentDeliveries } from '../../src/webhooks/service';
 import { FIXTURE } from '../support/fixture';
-import { createKey, memoryLogger } from '../support/harness';
+import { createKey, memoryLogger, testPglite } from '../support/harness';
 import { startReceiver, type Receiver } from './receiver';
 
 const HOUR = 3_600_000;
@@ -42,7 +41,7 @@ describe('dispatcher leases, budgets and send-time guard', () => {
   };
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     receiver = await startReceiver();
   });
   afterEach(async () => {

@@ -1,12 +1,11 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { webhooks } from '../../src/db/schema';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { generateEncryptionKey } from '../../src/webhooks/crypto';
 import { FIXTURE } from '../support/fixture';
-import { admin, backends, createKey, startTestApp, type TestApp } from '../support/harness';
+import { admin, backends, createKey, startTestApp, type TestApp, testPglite } from '../support/harness';
 import { startReceiver, type Receiver } from './receiver';
 
 type Problem = { code: string; errors?: { path: string }[] };
@@ -24,7 +23,7 @@ describe('webhook registration', () => {
   let receiver: Receiver;
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     app = await startTestApp(database.db, {
       config: { WEBHOOK_ALLOW_INSECURE: false, WEBHOOK_ENCRYPTION_KEY: generateEncryptionKey() },
     });
