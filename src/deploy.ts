@@ -22,7 +22,7 @@ interface Worker {
 
 const WORKERS: Worker[] = [
   { name: 'API Worker', env: '', outdir: 'dist/api' },
-  { name: 'cron Worker (sources and webhooks)', env: 'webhooks', outdir: 'dist/webhooks' },
+  { name: 'cron Worker (sources and webhooks)', env: 'cron', outdir: 'dist/cron' },
 ];
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;

@@ -35,7 +35,7 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())(
         LOG_LEVEL: 'warn',
       };
       api = await startWorkerd({ ...bindings, ADMIN_TOKEN });
-      cron = await startWorkerd(bindings, { env: 'webhooks' });
+      cron = await startWorkerd(bindings, { env: 'cron' });
       receiver = await startReceiver();
       const issued = await post(
         '/api/v1/admin/keys',
