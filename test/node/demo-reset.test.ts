@@ -31,7 +31,10 @@ describe('npm run demo:reset (--reset-demo)', () => {
 
   it('refuses a real Postgres and the live database, and removes nothing', () => {
     const data = dataDir();
-    for (const env of [{ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' }, { LIVE_SOURCES: 'true' }]) {
+    for (const env of [
+      { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' },
+      { LIVE_SOURCES: 'true' },
+    ]) {
       expect(() => resetDemoDatabase(loadConfig({ DATA_DIR: data, ...env }))).toThrow(ConfigError);
     }
     expect(existsSync(join(data, 'pglite', 'PG_VERSION'))).toBe(true);

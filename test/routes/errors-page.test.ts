@@ -42,7 +42,11 @@ describe('problem types resolve to the errors page', () => {
       await app.fetch('/api/v1/nowhere'),
       await app.fetch('/api/v1/signals'),
       await app.fetch('/api/v1/stats?x=1', { method: 'DELETE' }),
-      await app.fetch('/api/v1/keys', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{' }),
+      await app.fetch('/api/v1/keys', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{',
+      }),
     ];
     const codes: string[] = [];
     for (const answer of answers) {
