@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { postgresDatabase } from './db/node';
 import { buildDocsAssets } from './docs-assets';
 
-/** DESIGN §7: each Worker under 1 MiB gzipped (Cloudflare's free-plan limit is 3 MiB). */
+/** The bundle budget: each Worker under 1 MiB gzipped (Cloudflare's free-plan limit is 3 MiB). */
 const BUDGET = 1024 * 1024;
 
 interface Worker {

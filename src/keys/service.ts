@@ -8,7 +8,7 @@ import { forgetKeys, REVOKED_FLAG_TTL_SECONDS, revokedFlag } from './cache';
 import { generateKey, hashKey, keyPrefix } from './key';
 import { deleteRevokedKeysWebhooks } from '../webhooks/service';
 
-/** Active keys an account may hold at once (DESIGN §3). */
+/** Active keys an account may hold at once. */
 export const MAX_ACTIVE_KEYS = 10;
 
 export interface KeyRecord {

@@ -30,7 +30,7 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())(
       const bindings = {
         ...services.bindings,
         WEBHOOK_ENCRYPTION_KEY: generateEncryptionKey(),
-        // Lets the webhook target the loopback receiver over http (DESIGN §5).
+        // Lets the webhook target the loopback receiver over http (WEBHOOK_ALLOW_INSECURE).
         WEBHOOK_ALLOW_INSECURE: 'true',
         LOG_LEVEL: 'warn',
       };
