@@ -1,5 +1,5 @@
 /**
- * DESIGN §7's dispatcher budget: 1,000 active webhooks with new signals, delivered to a local
+ * The dispatcher budget: 1,000 active webhooks with new signals, delivered to a local
  * receiver within one 5-minute run, with one matching query per batch (not per signal).
  *
  * On the bench database: 1,000 signed webhooks (200 keys × 5) with three kinds of filter, then

@@ -9,7 +9,7 @@
  *   request through a recording driver) replayed through the same driver, one request's worth
  *   at a time: the floor the endpoint is compared with (`miss p50 / sql p50`).
  *
- * Budgets (DESIGN §7): a miss under 300 ms p50, a hit under 20 ms p50.
+ * Budgets: a miss under 300 ms p50, a hit under 20 ms p50.
  */
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: DESIGN §7 on 1,000,000 signals in a real Postgres.
+ * `npm run bench`: the performance budgets (docs/performance.md) on 1,000,000 signals in a real Postgres.
  *
  * For each representative /api/v1/signals query it measures, in the same run and with the same
  * node-postgres pool size: the Node server (its own process, driven by autocannon at 50
@@ -14,7 +14,7 @@
  * `dispatch` for the dispatcher).
  *
  * Then every endpoint, miss and hit, with each list endpoint against its own SQL (endpoints.ts),
- * and DESIGN §7's dispatcher budget: 1,000 webhooks with new signals in one run (dispatch.ts).
+ * and the dispatcher budget: 1,000 webhooks with new signals in one run (dispatch.ts).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

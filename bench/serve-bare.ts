@@ -1,5 +1,5 @@
 /**
- * The floor of DESIGN §7: a bare node:http handler that runs one fixed page statement per
+ * The floor of the budgets: a bare node:http handler that runs one fixed page statement per
  * request through node-postgres and answers with the text Postgres wrote (its `data` column).
  * In its own process, like the app.
  * DATABASE_URL, BENCH_POOL_MAX, BENCH_SQL (`{ "text", "values" }`). Prints `{"url": …}`.

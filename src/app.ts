@@ -13,7 +13,7 @@ import { mcpRoutes } from './mcp/route';
 import { adminRoutes } from './routes/admin';
 import { adminWebhookRoutes } from './routes/admin-webhooks';
 import { adminSourceRoutes } from './routes/admin-sources';
-import { docsRoutes } from './routes/docs';
+import { docsRoutes, errorsRoutes } from './routes/docs';
 import { analyticsRoutes } from './routes/analytics';
 import { insightRoutes } from './routes/insights';
 import { embedRoutes } from './routes/embed';
@@ -32,7 +32,7 @@ const OPENAPI_INFO = {
     title: 'Signal Intelligence API',
     version: '1.0.0',
     description:
-      'Scored intelligence signals (military, cyber, economic, disaster, political, criminal, health, supply chain) with filters, analytics, feeds, exports and signed webhooks. Errors are `application/problem+json` with a stable `code`.',
+      'Scored intelligence signals (military, cyber, economic, disaster, political, criminal, health, supply chain) with filters, analytics, feeds, exports and signed webhooks. Errors are `application/problem+json` with a stable `code`, each explained on the [errors page](/api/v1/docs/errors).',
   },
   servers: [{ url: '/' }],
 };
@@ -140,6 +140,7 @@ export function createApp() {
     '/',
     docsRoutes(OPENAPI_PATH, () => app.getOpenAPI31Document(OPENAPI_INFO)),
   );
+  app.route('/', errorsRoutes());
 
   const allowed = allowedMethods(app);
   app.notFound((c) => {

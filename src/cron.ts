@@ -3,7 +3,7 @@ import { ensureCatalogue } from './sources/poll-state';
 import { workerDeps, type WorkerEnv } from './worker-deps';
 
 /**
- * The cron Worker: every 5 minutes (wrangler.toml `[env.webhooks]`), one live-data cycle: polls
+ * The cron Worker: every 5 minutes (wrangler.toml `[env.cron]`), one live-data cycle: polls
  * the sources that are due, then one dispatcher pass, so new signals go out in the same run. With
  * LIVE_SOURCES a fresh database gets the built-in catalogue first, so a deployment polls with
  * nothing else set up.

@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { postgresDatabase } from './db/node';
 import { buildDocsAssets } from './docs-assets';
 
-/** DESIGN §7: each Worker under 1 MiB gzipped (Cloudflare's free-plan limit is 3 MiB). */
+/** The bundle budget: each Worker under 1 MiB gzipped (Cloudflare's free-plan limit is 3 MiB). */
 const BUDGET = 1024 * 1024;
 
 interface Worker {
@@ -22,7 +22,7 @@ interface Worker {
 
 const WORKERS: Worker[] = [
   { name: 'API Worker', env: '', outdir: 'dist/api' },
-  { name: 'cron Worker (sources and webhooks)', env: 'webhooks', outdir: 'dist/webhooks' },
+  { name: 'cron Worker (sources and webhooks)', env: 'cron', outdir: 'dist/cron' },
 ];
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;

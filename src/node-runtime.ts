@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from './app';
-import type { Config } from './config';
+import { ConfigError, type Config } from './config';
 import type { DatabaseHandle } from './db/client';
 import { pgliteDatabase, postgresDatabase } from './db/node';
 import { consoleLogger, type Deps } from './deps';
@@ -122,6 +122,20 @@ export function adminToken(config: Config): string {
   const token = `adm_${randomBytes(24).toString('base64url')}`;
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
   return token;
+}
+
+/**
+ * `--reset-demo` (`npm run demo:reset`): drops the embedded demo database and its demo key, so
+ * this start loads the demo afresh, dated relative to now (otherwise the demo ages from its first
+ * start). Never a real Postgres (DATABASE_URL) nor the live database. Returns what it removed.
+ */
+export function resetDemoDatabase(config: Config): string {
+  if (config.DATABASE_URL) throw new ConfigError(['--reset-demo resets the embedded demo database; unset DATABASE_URL']);
+  if (config.LIVE_SOURCES) throw new ConfigError(['--reset-demo resets the demo database; unset LIVE_SOURCES']);
+  const dir = join(config.DATA_DIR, 'pglite');
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(join(config.DATA_DIR, 'demo-key'), { force: true });
+  return dir;
 }
 
 /**

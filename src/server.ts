@@ -11,6 +11,7 @@ import {
   nodeDeps,
   openDatabase,
   openStore,
+  resetDemoDatabase,
   serveApp,
   startLiveSources,
 } from './node-runtime';
@@ -36,6 +37,7 @@ async function main() {
   let config: Config;
   try {
     config = loadConfig(process.env);
+    if (process.argv.includes('--reset-demo')) console.log(`Removed ${resetDemoDatabase(config)}/.`);
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);

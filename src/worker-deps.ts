@@ -9,7 +9,7 @@ import type { Store } from './store/types';
 import { upstashStore } from './store/upstash';
 import { workerClientIp } from './http/client-ip';
 
-/** Bindings and secrets of both Workers (see wrangler.toml and the README). */
+/** Bindings and secrets of both Workers (see wrangler.toml and docs/deploy.md). */
 export type WorkerEnv = Record<string, unknown> & { DATABASE_URL?: string; NEON_WS_PROXY?: string };
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The analytics formulas, as pure functions. The README ("Analytics formulas") states each one;
+ * The analytics formulas, as pure functions. docs/analytics.md states each one;
  * test/analytics/formulas.test.ts pins them on hand-computed fixtures. SQL only gathers the
  * counts these functions take.
  */

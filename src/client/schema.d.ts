@@ -344,7 +344,7 @@ export interface paths {
         put?: never;
         /**
          * Ingest one raw feed document with a connector
-         * @description The body is one feed document exactly as the feed serves it (GeoJSON, RSS/Atom XML, JSON), up to 10 MiB, any content type. It is parsed with the connector and ingested under `source` (default: the connector's first catalogue source, created if missing), with no age cut-off: a backfill keeps old items with their own dates. Known items are duplicates, or revised in place, or retracted (see "Live data" in the README). A document that does not parse is a 400 `unparseable_document` and ingests nothing.
+         * @description The body is one feed document exactly as the feed serves it (GeoJSON, RSS/Atom XML, JSON), up to 10 MiB, any content type. It is parsed with the connector and ingested under `source` (default: the connector's first catalogue source, created if missing), with no age cut-off: a backfill keeps old items with their own dates. Known items are duplicates, or revised in place, or retracted (see docs/live-sources.md). A document that does not parse is a 400 `unparseable_document` and ingests nothing.
          */
         post: operations["postAdminSourcesByConnectorIngest"];
         delete?: never;
@@ -653,6 +653,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/docs/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Errors page
+         * @description Every error `code` the API answers, with its status and when it happens: one section per code, anchored by the code (`#not_found`). Each problem’s `type` links here.
+         */
+        get: operations["getDocsErrors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/docs": {
         parameters: {
             query?: never;
@@ -736,7 +756,10 @@ export interface components {
             time: string;
         };
         Problem: {
-            /** @example https://signal-intel.dev/problems/invalid-request */
+            /**
+             * @description A link to this code on the errors page of the service that answered (`/api/v1/docs/errors#<code>`).
+             * @example https://api.example.org/api/v1/docs/errors#invalid_request
+             */
             type: string;
             /** @example Invalid request */
             title: string;
@@ -6524,6 +6547,100 @@ export interface operations {
                         info: Record<string, never>;
                         paths: Record<string, never>;
                     };
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDocsErrors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The errors page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */

@@ -30,9 +30,8 @@ export function isValidHost(host: string): boolean {
 export function publicBaseUrl(c: Context<AppEnv>): string {
   const configured = c.env.deps.config.PUBLIC_BASE_URL;
   if (configured) return configured.replace(/\/+$/, '');
-  const url = new URL(c.req.url);
-  const host = c.req.header('host') ?? url.host;
-  if (!isValidHost(host)) {
+  const origin = requestOrigin(c);
+  if (origin === undefined) {
     throw new ApiError(
       400,
       'invalid_request',
@@ -40,5 +39,12 @@ export function publicBaseUrl(c: Context<AppEnv>): string {
       [{ path: 'header.host', message: 'must be a host name or IP address, with an optional port' }],
     );
   }
-  return `${url.protocol}//${host.toLowerCase()}`;
+  return origin;
+}
+
+/** The request's own origin, lower-cased, or undefined when its `Host` header is not a valid host. */
+export function requestOrigin(c: Context): string | undefined {
+  const url = new URL(c.req.url);
+  const host = c.req.header('host') ?? url.host;
+  return isValidHost(host) ? `${url.protocol}//${host.toLowerCase()}` : undefined;
 }

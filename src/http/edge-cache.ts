@@ -3,7 +3,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../deps';
 import { ifNoneMatchHits } from './etag';
 
-/** The public cached reads served from the Workers edge cache (DESIGN §7): one route pattern each. */
+/** The public cached reads served from the Workers edge cache (hot public reads never reach the database): one route pattern each. */
 export const EDGE_CACHED_PATHS = [
   '/api/v1/stats',
   '/api/v1/clusters',

@@ -35,7 +35,11 @@ export type AppRouter = ReturnType<typeof createRouter>;
 
 export const ProblemSchema = z
   .object({
-    type: z.string().openapi({ example: 'https://signal-intel.dev/problems/invalid-request' }),
+    type: z.string().openapi({
+      description:
+        'A link to this code on the errors page of the service that answered (`/api/v1/docs/errors#<code>`).',
+      example: 'https://api.example.org/api/v1/docs/errors#invalid_request',
+    }),
     title: z.string().openapi({ example: 'Invalid request' }),
     status: z.number().int().openapi({ example: 400 }),
     detail: z.string().openapi({ example: 'Invalid min_score.' }),
@@ -288,6 +292,20 @@ const SELF_DESCRIPTION: Record<string, Record<string, Operation>> = {
           content: {
             'application/json': { schema: DOCUMENT_SCHEMA },
           },
+        },
+      },
+    },
+  },
+  '/api/v1/docs/errors': {
+    get: {
+      tags: ['Documentation'],
+      summary: 'Errors page',
+      description:
+        'Every error `code` the API answers, with its status and when it happens: one section per code, anchored by the code (`#not_found`). Each problem’s `type` links here.',
+      responses: {
+        200: {
+          description: 'The errors page.',
+          content: { 'text/html': { schema: { type: 'string' } } },
         },
       },
     },

@@ -4,7 +4,7 @@ import { STORE_TIMEOUT_MS, withDeadline } from '../store/deadline';
 import type { Admission, LimitHit, LimitResult, LimitRule } from '../store/types';
 import { ApiError } from './problem';
 
-/** The limits of the spec and DESIGN §3. */
+/** The rate limits (docs/keys-and-limits.md): per IP, per key tier, signups, keys added, admin tokens. */
 export const RULES = {
   public: { name: 'ip', limit: 60, windowSeconds: 60 },
   free: { name: 'free', limit: 100, windowSeconds: 3600 },

@@ -17,7 +17,7 @@ const EXPOSED = [
 export const FRAMEABLE_PATH = '/embed';
 
 /**
- * CORS for any origin without credentials, and the security headers of DESIGN §3: every
+ * CORS for any origin without credentials, and the security headers every answer carries: every
  * response forbids sniffing and sends no referrer; all but `/embed` (which sets its own
  * policy without `frame-ancestors`) forbid framing, by CSP and by `X-Frame-Options`. Any `OPTIONS` is answered as a preflight.
  *

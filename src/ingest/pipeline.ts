@@ -17,7 +17,7 @@ export interface IngestResult {
 
 const CHUNK = 500;
 
-/** Most items one ingest request may carry (README, "Ingest"); larger batches answer 413. */
+/** Most items one ingest request may carry (docs/live-sources.md, "Ingest"); larger batches answer 413. */
 export const MAX_INGEST_ITEMS = 5000;
 
 function chunks<T>(items: T[], size = CHUNK): T[][] {

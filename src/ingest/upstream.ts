@@ -4,7 +4,7 @@
  * webhook delivery by ingest order); an item already stored under one of its external ids (or
  * its `source_url`) is judged by `revisionOf`: `same` counts as a duplicate, `revised` updates the
  * stored signal in place, `retracted` retracts it. Rules: src/sources/README.md, "Identity and
- * revisions", and the README's "Live data".
+ * revisions", and docs/live-sources.md.
  */
 import { and, arrayOverlaps, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { allowWriteTime, queryRows, type Database } from '../db/client';

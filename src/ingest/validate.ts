@@ -11,7 +11,7 @@ const language = z
 // Postgres refuses NUL in text; catching it here keeps it a per-item error instead of a failed insert.
 const text = () => z.string().regex(/^[^\u0000]*$/, 'must not contain NUL characters');
 
-/** One signal as the ingest endpoint accepts it (DESIGN §6). Unknown fields are errors. */
+/** One signal as the ingest endpoint accepts it (docs/live-sources.md, "Ingest"). Unknown fields are errors. */
 export const IngestItemSchema = z
   .strictObject({
     id: z.uuid().optional(),

@@ -8,7 +8,7 @@ import { forgetKeys, REVOKED_FLAG_TTL_SECONDS, revokedFlag } from './cache';
 import { generateKey, hashKey, keyPrefix } from './key';
 import { deleteRevokedKeysWebhooks } from '../webhooks/service';
 
-/** Active keys an account may hold at once (DESIGN §3). */
+/** Active keys an account may hold at once. */
 export const MAX_ACTIVE_KEYS = 10;
 
 export interface KeyRecord {
@@ -126,7 +126,7 @@ export async function setAccountTier(db: Database, email: string, tier: KeyTier)
 /**
  * Keys an account may add in any rolling 24 hours (its first key, from signup or an operator,
  * not counted). With at most MAX_ACTIVE_KEYS active at once, this bounds what revoking and
- * re-creating keys can add to the account's hourly budget (README, "Rate limits").
+ * re-creating keys can add to the account's hourly budget (docs/keys-and-limits.md).
  */
 export const MAX_NEW_KEYS_PER_DAY = 10;
 

@@ -5,7 +5,7 @@ import { isIpLiteral, isPublicAddress } from './address';
  * brief's LLM call, source polling). Same call shape as `fetch`, plus a timeout and a cap on the
  * response body; redirects are never followed (a 3xx is answered as is). Each runtime provides
  * an implementation: `nodeOutboundFetch` (src/net/outbound-node.ts) checks every DNS answer at
- * connect time; `workerOutboundFetch` here relies on the platform (see the README).
+ * connect time; `workerOutboundFetch` here relies on the platform (see docs/security.md).
  */
 export interface OutboundInit extends RequestInit {
   /** Abort after this long, connect to last body byte (default 10 s). */

@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../deps';
 import { access } from '../http/auth';
 import { createRouter } from '../http/openapi';
+import { ERRORS_DOC_PATH, PROBLEMS } from '../http/problem';
 
 /**
  * The interactive docs page, working with no internet and no third-party script: the API
@@ -48,6 +49,62 @@ function docsHtml(openApiPath: string): string {
   </body>
 </html>
 `;
+}
+
+const ERRORS_CSP = [
+  "default-src 'none'",
+  "style-src 'unsafe-inline'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const escapeHtml = (text: string) =>
+  text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+
+/** Escapes `text` and renders its `code spans` as <code>. */
+const inline = (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
+
+/**
+ * The errors page every problem's `type` links to: one section per `code`, anchored by the code,
+ * written from the code table itself (PROBLEMS), so it can neither miss a code nor need a file
+ * a Worker cannot read.
+ */
+export function errorsHtml(): string {
+  const sections = Object.entries(PROBLEMS)
+    .map(
+      ([code, { status, title, when }]) => `    <section id="${code}">
+      <h2><code>${code}</code> <small>${status}</small></h2>
+      <p><strong>${escapeHtml(title)}.</strong> ${inline(when)}</p>
+    </section>`,
+    )
+    .join('\n');
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <title>Errors · Signal Intelligence API</title>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem}section:target{background:#fff6d5}small{color:#555}</style>
+  </head>
+  <body>
+    <h1>Errors</h1>
+    <p>Every error is <code>application/problem+json</code> (RFC 9457): <code>type</code> (a link to its section below), <code>title</code>, <code>status</code>, <code>detail</code>, a stable machine <code>code</code>, and for invalid input <code>errors</code>: every offending field as <code>{ path, message }</code>. Branch on <code>code</code>, never on <code>detail</code>. <a href="${DOCS_PATH}">API reference</a>.</p>
+${sections}
+  </body>
+</html>
+`;
+}
+
+/** `GET /api/v1/docs/errors`: the errors page, public and rate-limited like the reference page. */
+export function errorsRoutes() {
+  const page = errorsHtml();
+  const handler: MiddlewareHandler<AppEnv> = async (c) => {
+    c.header('Content-Security-Policy', ERRORS_CSP);
+    c.header('Cache-Control', 'public, max-age=3600');
+    return c.html(page, 200);
+  };
+  return createRouter().get(ERRORS_DOC_PATH, access('public'), handler);
 }
 
 /**

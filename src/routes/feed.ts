@@ -34,7 +34,7 @@ const notModified = {
 
 const JsonFeedAuthor = z.looseObject({ name: z.string().optional(), url: z.string().optional() });
 
-/** JSON Feed 1.1 as rendered: the spec's fields plus the `_signal` extension on each item. */
+/** JSON Feed 1.1 as rendered: JSON Feed's fields plus the `_signal` extension on each item. */
 const JsonFeedSchema = z
   .looseObject({
     version: z.literal('https://jsonfeed.org/version/1.1'),

@@ -1,5 +1,5 @@
 /**
- * Significance scores of connector items on the spec's 0–10 scale: pure functions of each
+ * Significance scores of connector items on the API's 0–10 scale: pure functions of each
  * feed's own severity facts, then the source tier. The table and its reasoning are in
  * ./README.md ("Scores"); every constant here appears there, and test/sources/scoring.test.ts
  * pins hand-computed values.

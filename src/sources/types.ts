@@ -18,7 +18,7 @@ export const CONNECTOR_NAMES = [
 export type ConnectorName = (typeof CONNECTOR_NAMES)[number];
 
 /**
- * One upstream item as a connector maps it: the ingest item of DESIGN §6 without `source`
+ * One upstream item as a connector maps it: the admin ingest item (src/ingest/validate.ts) without `source`
  * (the poller names the source row it came from), plus its upstream identity.
  */
 export type SourceItem = Omit<z.input<typeof IngestItemSchema>, 'source'> & {

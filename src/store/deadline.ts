@@ -32,5 +32,5 @@ export async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<
   }
 }
 
-/** How long a request waits for the store before it fails open (DESIGN §3). */
+/** How long a request waits for the store before it fails open (1 s, then the request is served without limits). */
 export const STORE_TIMEOUT_MS = 1000;

@@ -181,7 +181,7 @@ async function nextBatch(db: Database, webhook: WebhookRow, settleMs: number): P
     .limit(BATCH_SIZE);
 }
 
-/** The delivery body, exactly as the spec lists it. */
+/** The delivery body: webhook_id, fired_at, signal_count and the signals (docs/webhooks.md). */
 export function deliveryBody(webhookId: string, firedAt: Date, rows: SignalRow[]): string {
   return JSON.stringify({
     webhook_id: webhookId,

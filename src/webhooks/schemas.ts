@@ -63,7 +63,7 @@ export const CreateWebhookSchema = z
   })
   .openapi('CreateWebhook');
 
-/** Update: any of the spec's fields; `null` clears a filter (back to "all") or the name. */
+/** Update: any of the fields of a webhook; `null` clears a filter (back to "all") or the name. */
 export const UpdateWebhookSchema = z
   .strictObject({
     url: url.optional(),

@@ -70,7 +70,7 @@ export class KeyRevoked extends Error {
  * Registers a webhook; null when the key already has the maximum. The account's and the key's
  * rows are locked for the counts and insert, so concurrent creates cannot pass a limit together,
  * and a revocation (which updates the key's row) either commits first and is seen here, or waits.
- * Beyond the spec's 5 per key, the account as a whole may hold at most 5 per active key.
+ * Beyond 5 per key, the account as a whole may hold at most 5 per active key.
  */
 export async function createWebhook(
   db: Database,

@@ -1,4 +1,4 @@
-// The README's client program, kept here so tsc checks it against the generated types.
+// The client program of docs/agents-and-client.md, kept here so tsc checks it against the generated types.
 // Run it: KEY=sig_… npx tsx test/client/example.ts
 import { createSignalClient } from 'signal-intel-api/client';
 

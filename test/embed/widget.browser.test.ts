@@ -26,7 +26,7 @@ const runBrowser = existsSync(CHROMIUM) || Boolean(testDatabaseUrl());
 
 /**
  * The widget in Debian's headless Chromium, framed by a host page on another origin
- * (127.0.0.1 hosts, localhost serves the widget), with the iframe attributes of the README.
+ * (127.0.0.1 hosts, localhost serves the widget), with the iframe attributes of docs/feeds-export-embed.md.
  */
 describe.skipIf(!runBrowser)('the /embed widget in a browser', () => {
   let database: DatabaseHandle;

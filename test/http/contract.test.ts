@@ -51,7 +51,7 @@ describe('the OpenAPI document', () => {
         `${method} ${path}`,
       ).toBe(true);
       for (const status of ['500', '503']) {
-        // The widget shows its errors inside the frame, as a small HTML page (README, widget).
+        // The widget shows its errors inside the frame, as a small HTML page (docs/feeds-export-embed.md).
         const type = path === '/embed' ? 'text/html' : 'application/problem+json';
         expect(op.responses[status]?.content, `${method} ${path} ${status}`).toHaveProperty([type]);
       }

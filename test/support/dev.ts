@@ -1,14 +1,16 @@
 /**
- * `npm run dev`: the API Worker in workerd (`wrangler dev`) on this machine's Postgres and
+ * `npm run dev:worker`: the API Worker in workerd (`wrangler dev`) on this machine's Postgres and
  * Redis, reached through the same bridges the tests use: Postgres behind a Neon-style
  * WebSocket proxy, Redis behind an Upstash-compatible REST endpoint. So an operator can try
  * the real edge runtime, drivers included, before deploying.
  *
  * DEV_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/signal_dev, created and
  * migrated if missing) and DEV_REDIS_URL (default redis://127.0.0.1:6379) pick the services.
+ * Without them it says what it needs and exits; `npm run dev` needs neither.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { queryRows } from '../../src/db/client';
@@ -45,6 +47,34 @@ async function ensureDatabase(url: string): Promise<void> {
   } finally {
     await database.close();
   }
+}
+
+/** Resolves when something accepts TCP connections at `url`'s host and port, else rejects. */
+function reachable(url: string, defaultPort: number): Promise<void> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port || defaultPort), timeout: 3_000 });
+    socket.once('connect', () => (socket.end(), resolve()));
+    socket.once('timeout', () => (socket.destroy(), reject(new Error('timed out'))));
+    socket.once('error', reject);
+  });
+}
+
+const missing: string[] = [];
+for (const [what, url, port, hint] of [
+  ['PostgreSQL', databaseUrl, 5432, 'start a local PostgreSQL or set DEV_DATABASE_URL'],
+  ['Redis', redisUrl, 6379, 'start a local Redis or set DEV_REDIS_URL'],
+] as const) {
+  await reachable(url, port).catch((error: Error) =>
+    missing.push(`  ${what} at ${new URL(url).host} is not reachable (${error.message}): ${hint}`),
+  );
+}
+if (missing.length > 0) {
+  console.error(
+    `npm run dev:worker runs the API Worker in workerd on a local PostgreSQL and Redis:\n${missing.join('\n')}\n` +
+      'For the Node server on the embedded database, which needs neither, use npm run dev.',
+  );
+  process.exit(1);
 }
 
 await ensureDatabase(databaseUrl);

@@ -35,7 +35,7 @@ describe.skipIf(!testDatabaseUrl())('the webhook Worker in workerd', () => {
 
   beforeAll(async () => {
     outdir = mkdtempSync(join(tmpdir(), 'webhooks-worker-'));
-    execFileSync('npx', ['wrangler', 'deploy', '--dry-run', '--env', 'webhooks', '--outdir', outdir], {
+    execFileSync('npx', ['wrangler', 'deploy', '--dry-run', '--env', 'cron', '--outdir', outdir], {
       env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
       stdio: 'pipe',
     });

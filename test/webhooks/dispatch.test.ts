@@ -80,7 +80,7 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     await database?.close();
   });
 
-  it('delivers the spec body, signed so node:crypto and standardwebhooks both verify it', async () => {
+  it('delivers the documented body, signed so node:crypto and standardwebhooks both verify it', async () => {
     const r = await receiver();
     const { row } = await webhook(r.url, { secret: SECRET });
     await ingest([signal('kyivStrike'), signal('lyonHospital')]);

@@ -44,7 +44,7 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('the cron Worker polls so
         SOURCE_CONTACT_URL: 'https://ops.example.org/contact',
         LOG_LEVEL: 'warn',
       },
-      { env: 'webhooks' },
+      { env: 'cron' },
     );
   }, 180_000);
   afterAll(async () => {

@@ -30,12 +30,12 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())(
       const bindings = {
         ...services.bindings,
         WEBHOOK_ENCRYPTION_KEY: generateEncryptionKey(),
-        // Lets the webhook target the loopback receiver over http (DESIGN §5).
+        // Lets the webhook target the loopback receiver over http (WEBHOOK_ALLOW_INSECURE).
         WEBHOOK_ALLOW_INSECURE: 'true',
         LOG_LEVEL: 'warn',
       };
       api = await startWorkerd({ ...bindings, ADMIN_TOKEN });
-      cron = await startWorkerd(bindings, { env: 'webhooks' });
+      cron = await startWorkerd(bindings, { env: 'cron' });
       receiver = await startReceiver();
       const issued = await post(
         '/api/v1/admin/keys',

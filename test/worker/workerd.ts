@@ -29,7 +29,7 @@ export function buildWorker(env = ''): { dir: string; main: string } {
     env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
     stdio: 'pipe',
   });
-  // The bundle is named after the env's `main` (index.js for the API, cron.js for webhooks).
+  // The bundle is named after the env's `main` (index.js for the API, cron.js for the cron Worker).
   const bundles = readdirSync(dir).filter((name) => name.endsWith('.js'));
   if (bundles.length !== 1) throw new Error(`expected one bundle in ${dir}, found: ${bundles.join(', ')}`);
   return { dir, main: join(dir, bundles[0]!) };
