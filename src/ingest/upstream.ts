@@ -13,9 +13,11 @@ import { retractSignal } from '../signals/sync';
 import { moveSignalContribution, readSignalFacts } from './aggregates';
 import { revisionOf, revisionValence } from '../sources/revision';
 import type { SourceRow } from '../sources/store';
-import type { Connector, SourceItem } from '../sources/types';
+import { TooManyItemsError } from '../sources/common';
+import type { Connector, ParseContext, SourceItem } from '../sources/types';
 import type { SourceTier } from '../vocab';
 import { ingestSignals, signalColumns } from './pipeline';
+import { turnEvery } from './turns';
 import { fallbackTitle, validateItem, type IngestItem } from './validate';
 
 /** The source row a batch of connector items belongs to. */
@@ -82,8 +84,10 @@ export async function ingestSourceItems(
   const candidates: Candidate[] = [];
   const seenIds = new Set<string>();
   const seenUrls = new Set<string>();
-  items.forEach((raw, index) => {
-    if (cutoff !== null && !raw.retracted && newest(raw) < cutoff) return;
+  const turn = turnEvery();
+  for (const [index, raw] of items.entries()) {
+    await turn();
+    if (cutoff !== null && !raw.retracted && newest(raw) < cutoff) continue;
     const { external_ids: externalIds, upstream_updated_at: upstream, retracted, ...fields } = raw;
     void upstream;
     void retracted;
@@ -96,17 +100,17 @@ export async function ingestSourceItems(
       result.rejected += 1;
       const message = checked.errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ');
       result.errors.push({ index, message });
-      return;
+      continue;
     }
     // The same upstream item twice in one document: the first copy stands.
     if (seenUrls.has(checked.item.source_url) || externalIds.some((id) => seenIds.has(id))) {
       result.duplicates += 1;
-      return;
+      continue;
     }
     seenUrls.add(checked.item.source_url);
     for (const id of externalIds) seenIds.add(id);
     candidates.push({ index, item: checked.item, raw });
-  });
+  }
 
   if (candidates.length > 0) {
     await db.transaction(async (txn) => {
@@ -281,6 +285,25 @@ export class UnparseableDocumentError extends Error {
 }
 
 /**
+ * A connector's items, taken one by one with a turn of the event loop every `ITEMS_PER_TURN`:
+ * connectors map (and classify) items lazily, so a large document never holds the process for
+ * its whole parse. Throws what the connector throws (`ConnectorError`, `TooManyItemsError`).
+ */
+export async function readItems(
+  connector: Connector,
+  document: string,
+  context: ParseContext,
+): Promise<SourceItem[]> {
+  const items: SourceItem[] = [];
+  const turn = turnEvery();
+  for (const item of connector.parse(document, context)) {
+    items.push(item);
+    await turn();
+  }
+  return items;
+}
+
+/**
  * Parses one raw feed document with `connector` and ingests it under `source` with no age
  * cut-off (backfill): what the admin ingest endpoint and `sources ingest` do.
  */
@@ -293,7 +316,7 @@ export async function ingestDocument(
 ): Promise<UpstreamResult> {
   let items: SourceItem[];
   try {
-    items = connector.parse(document, {
+    items = await readItems(connector, document, {
       source: {
         name: source.name,
         url: source.url ?? '',
@@ -303,6 +326,8 @@ export async function ingestDocument(
       now,
     });
   } catch (error) {
+    // Over the item cap: refused whole, and said so (413 at the admin route), not "unparseable".
+    if (error instanceof TooManyItemsError) throw error;
     // Any failure to read the document (a ConnectorError, or a shape the parser did not expect).
     throw new UnparseableDocumentError(
       `The document is not a ${connector.name} feed: ${error instanceof Error ? error.message : String(error)}`,

@@ -1,5 +1,5 @@
 import { classify, languageByName } from './classify';
-import { detectLanguage, httpUrl, isRecord, item, parseJson, plainText, title, content } from './common';
+import { detectLanguage, httpUrl, isRecord, item, parseJson, title, content, capItems } from './common';
 import { countriesInText } from './geo';
 import { canonicalLink } from './rss';
 import { ConnectorError, type Connector, type ParseContext, type SourceItem } from './types';
@@ -40,18 +40,16 @@ export const gdelt: Connector = {
     );
     return url.href;
   },
-  parse(document, context) {
+  *parse(document, context) {
     const root = parseJson(document, 'gdelt');
     if (!isRecord(root)) throw new ConnectorError('gdelt: expected a JSON object');
     // GDELT answers `{}` when a query matches nothing.
-    if (root.articles === undefined) return [];
+    if (root.articles === undefined) return;
     if (!Array.isArray(root.articles)) throw new ConnectorError('gdelt: "articles" is not an array');
-    const items: SourceItem[] = [];
-    for (const article of root.articles) {
+    for (const article of capItems(root.articles, 'gdelt')) {
       const mapped = isRecord(article) ? mapArticle(article, context) : null;
-      if (mapped) items.push(mapped);
+      if (mapped) yield mapped;
     }
-    return items;
   },
 };
 
@@ -66,7 +64,8 @@ export function gdeltDate(value: unknown): string | null {
 function mapArticle(article: Record<string, unknown>, context: ParseContext): SourceItem | null {
   const link = httpUrl(article.url);
   // GDELT pads punctuation with spaces ("Chabahar Port : India …").
-  const heading = title(plainText(String(article.title ?? '')).replace(/\s+([:,.;!?])/g, '$1'));
+  const heading =
+    title(typeof article.title === 'string' ? article.title : '')?.replace(/\s+([:,.;!?])/g, '$1') ?? null;
   const seen = gdeltDate(article.seendate);
   if (!link || !heading || !seen) return null;
   const verdict = classify(heading, '', context.source.tier);

@@ -57,14 +57,12 @@ export const reliefweb: Connector = {
     }
     return url.href;
   },
-  parse(document, context) {
+  *parse(document, context) {
     const root = parseJson(document, 'reliefweb');
-    const items: SourceItem[] = [];
     for (const record of requireArray(root, 'data', 'reliefweb')) {
       const mapped = isRecord(record) ? mapReport(record, context) : null;
-      if (mapped) items.push(mapped);
+      if (mapped) yield mapped;
     }
-    return items;
   },
 };
 
@@ -103,7 +101,7 @@ function mapReport(record: Record<string, unknown>, context: ParseContext): Sour
   const url = httpUrl(fields.url) ?? `https://reliefweb.int/node/${id}`;
   const date = isRecord(fields.date) ? fields.date : {};
   const published = isoDate(date.original) ?? isoDate(date.created);
-  const heading = title(typeof fields.title === 'string' ? plainText(fields.title) : null);
+  const heading = title(typeof fields.title === 'string' ? fields.title : null);
   if (!published || !heading) return null;
   const body = typeof fields.body === 'string' ? plainText(fields.body) : '';
   const labelled = reliefwebLayer(fields.disaster_type, fields.theme);

@@ -57,8 +57,12 @@ export interface Connector {
   readonly defaultIntervalMinutes: number;
   /** The URL to fetch for a source; by default its `url` (GDELT and NVD add query terms). */
   requestUrl?(source: SourceConfig, now: Date): string;
-  /** Throws `ConnectorError` when the document is malformed. */
-  parse(document: string, context: ParseContext): SourceItem[];
+  /**
+   * Throws `ConnectorError` when the document is malformed (`TooManyItemsError` when it carries
+   * more than `MAX_DOCUMENT_ITEMS`). May be lazy (a generator): the ingest takes items one by one
+   * and yields to the event loop between chunks, so errors can surface while iterating.
+   */
+  parse(document: string, context: ParseContext): Iterable<SourceItem>;
 }
 
 /** A source of the built-in catalogue (the poller seeds these rows). */

@@ -18,7 +18,7 @@ export const context = (
 export function parse(name: ConnectorName, document: string, ctx: ParseContext = context()): SourceItem[] {
   const connector = connectorFor(name);
   if (!connector) throw new Error(`connector ${name} is not registered`);
-  return connector.parse(document, ctx);
+  return [...connector.parse(document, ctx)];
 }
 
 /** The item carrying that external id. */

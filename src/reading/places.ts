@@ -1,0 +1,350 @@
+/**
+ * Where a news item happens, read from its title and summary with the generated gazetteer in
+ * ./data (see docs/places.md for the rules and data/SOURCES.md for the sources).
+ *
+ * Matching is one pass over the words: at each word the longest name (up to MAX_NAME_WORDS words)
+ * is looked up in a Map of folded keys, then of inflection-free keys for languages that inflect
+ * names (ru, uk: case endings; de: genitive and adjectives; ar: clitics and the article). No
+ * per-name pattern ever scans the text, so the cost is linear in its length.
+ */
+import ar from './data/places.ar.json';
+import de from './data/places.de.json';
+import en from './data/places.en.json';
+import es from './data/places.es.json';
+import fr from './data/places.fr.json';
+import pt from './data/places.pt.json';
+import ru from './data/places.ru.json';
+import uk from './data/places.uk.json';
+import world from './data/world.json';
+import { arabicVariants, fold, stem, words, type StemRule, type Word } from './places-text';
+
+export type PlaceRole = 'where' | 'actor' | 'mentioned';
+export type PlaceKind = 'country' | 'alias' | 'demonym' | 'capital' | 'city' | 'actor';
+export interface PlaceMatch {
+  text: string;
+  code: string;
+  kind: PlaceKind;
+  role: PlaceRole;
+  /** Offset in `title + "\n" + summary`. */
+  start: number;
+}
+export interface PlaceCity {
+  name: string;
+  country: string;
+  lat: number;
+  lng: number;
+}
+export interface PlaceReading {
+  /** ISO-2 codes an analyst would file the item under: the country where it happens first, then the ones kept as direct subjects. */
+  countries: string[];
+  where: string | null;
+  /** Named but not kept. */
+  mentioned: string[];
+  city: PlaceCity | null;
+  matches: PlaceMatch[];
+}
+
+interface LanguageData {
+  stem: string;
+  where: string[];
+  speak: string[];
+  cue: string[];
+  names: Record<string, string>;
+  aliases: Record<string, string>;
+  demonyms: Record<string, string>;
+  cities: Record<string, number>;
+  actors: Record<string, string>;
+}
+
+export const PLACE_LANGUAGES = ['en', 'fr', 'es', 'de', 'pt', 'ru', 'uk', 'ar'] as const;
+const DATA: Record<string, LanguageData> = { en, fr, es, de, pt, ru, uk, ar };
+const CITIES = world.cities as unknown as [string, string, number, number, number][];
+
+/** No name in the data that matters is longer; bounds the look-ahead at each word. */
+const MAX_NAME_WORDS = 6;
+/** Words an item may hold before the rest is ignored: keeps hostile input cheap. */
+const MAX_WORDS = 2000;
+
+interface Entry {
+  code: string;
+  kind: PlaceKind;
+  city: number;
+  words: number;
+  /** The source spelling starts upper case: the text must too ("US" is a name, "us" is not). */
+  cap: boolean;
+  /** All upper case in the source ("US", "IDF"): the text must match exactly. */
+  acronym: string | null;
+  /** Needs a scene word before it or another mention of its country (Chad, Jordan, Nice). */
+  cue: boolean;
+}
+
+interface Index {
+  exact: Map<string, Entry>;
+  stemmed: Map<string, Entry>;
+  rules: Set<StemRule>;
+  where: Set<string>;
+  speak: Set<string>;
+}
+
+const KIND_RANK: Record<PlaceKind, number> = { country: 0, alias: 1, capital: 2, city: 2, demonym: 3, actor: 4 };
+
+const indexes = new Map<string, Index>();
+
+/** Built on first use per language and kept: immutable, so safe to share across requests. */
+function indexFor(lang: string | null): Index {
+  const id = lang && DATA[lang] ? lang : '*';
+  let index = indexes.get(id);
+  if (!index) {
+    const langs = id === '*' ? [...PLACE_LANGUAGES] : id === 'en' ? ['en'] : [id, 'en'];
+    index = buildIndex(langs);
+    indexes.set(id, index);
+  }
+  return index;
+}
+
+function buildIndex(langs: string[]): Index {
+  const index: Index = { exact: new Map(), stemmed: new Map(), rules: new Set(), where: new Set(), speak: new Set() };
+  const ambiguousStems = new Set<string>();
+  for (const lang of langs) {
+    const data = DATA[lang]!;
+    const rule = data.stem as StemRule;
+    index.rules.add(rule);
+    const primary = lang === langs[0];
+    if (primary || langs.length > 2) {
+      for (const w of data.where) index.where.add(fold(w));
+      for (const w of data.speak) index.speak.add(fold(w));
+    }
+    const cue = new Set(data.cue.map(fold));
+    const add = (display: string, kind: PlaceKind, code: string, city = -1): void => {
+      const tokens = words(display);
+      if (!tokens.length || tokens.length > MAX_NAME_WORDS) return;
+      const key = tokens.map((t) => t.key).join(' ');
+      const entry: Entry = {
+        code,
+        kind,
+        city,
+        words: tokens.length,
+        cap: /^\p{Lu}/u.test(display),
+        acronym: /^[\p{Lu}.]{2,5}$/u.test(display) ? display : null,
+        cue: cue.has(key),
+      };
+      put(index.exact, key, entry);
+      if (rule === 'arabic') for (const variant of arabicVariants(key).slice(1)) put(index.exact, variant + key.slice(tokens[0]!.key.length), entry);
+      if (rule === 'slavic' || rule === 'de') {
+        // A name is its own stem too: "Харьков" must meet "Харькову" (→ "харьков") though the
+        // rule would cut the name itself to "харьк".
+        for (const stemKey of new Set([tokens.map((t) => stem(t.key, rule)).join(' '), key])) {
+          const seen = index.stemmed.get(stemKey);
+          if (seen && seen.code !== code) ambiguousStems.add(stemKey);
+          else put(index.stemmed, stemKey, entry);
+        }
+      }
+      if (tokens.length === 1 && (kind === 'country' || kind === 'alias')) addDemonyms(display, rule, code, add);
+    };
+    for (const [name, code] of Object.entries(data.names)) add(name, 'country', code);
+    for (const [name, code] of Object.entries(data.aliases)) add(name, 'alias', code);
+    for (const [name, code] of Object.entries(data.demonyms)) add(name, 'demonym', code);
+    for (const [name, i] of Object.entries(data.cities)) {
+      const city = CITIES[i];
+      if (city) add(name, city[4] ? 'capital' : 'city', city[1], i);
+    }
+    for (const [name, code] of Object.entries(data.actors)) add(name, 'actor', code);
+  }
+  for (const key of ambiguousStems) index.stemmed.delete(key);
+  return index;
+}
+
+/** Keeps the stronger of two entries for one key: a country name beats a city of the same name. */
+function put(map: Map<string, Entry>, key: string, entry: Entry): void {
+  const seen = map.get(key);
+  if (!seen || KIND_RANK[entry.kind] < KIND_RANK[seen.kind]) map.set(key, entry);
+}
+
+/**
+ * Adjectives made from a country name by the language's regular rule, where no open source
+ * lists them: German "-isch" ("Iran" → "iranisch", "Syrien" → "syrisch", "Russland" → "russisch"),
+ * Arabic nisba "-ي" ("سوريا" → "سوري", "السودان" → "سوداني"). Slavic adjectives need none: their
+ * stem is the name's ("сирийский" and "Сирия" both reduce to "сири").
+ */
+function addDemonyms(name: string, rule: StemRule, code: string, add: (d: string, k: PlaceKind, c: string) => void): void {
+  const key = fold(name);
+  if (rule === 'de' && key.length >= 4) {
+    const base = key.endsWith('ien') ? key.slice(0, -2) + 'sch' : key.endsWith('land') ? key.slice(0, -4) + 'isch' : /[ae]$/.test(key) ? key.slice(0, -1) + 'isch' : key + 'isch';
+    add(base, 'demonym', code);
+  }
+  if (rule === 'arabic') {
+    let base = key.startsWith('ال') ? key.slice(2) : key;
+    base = base.replace(/[اه]$/, '');
+    if (base.length < 3) return;
+    const nisba = base.endsWith('ي') ? base : base + 'ي';
+    for (const form of [nisba, nisba + 'ه', nisba + 'ون', nisba + 'ين']) add(form, 'demonym', code);
+  }
+}
+
+interface Found {
+  entry: Entry;
+  text: string;
+  from: number;
+  to: number;
+  /** Index of the first word in the part (title or summary). */
+  part: 0 | 1;
+  start: number;
+  cued: boolean;
+  speaker: boolean;
+  /** Arabic "بـ" (in) glued to the name: a scene word. */
+  gluedIn: boolean;
+}
+
+const SKIP_BEFORE = new Set(
+  ['the', 'a', 'an', 'le', 'la', 'les', "l'", 'el', 'los', 'las', 'der', 'die', 'das', 'dem', 'den', 'des', 'o', 'os', 'as', 'do', 'da', 'city', 'capital', 'northern', 'southern', 'eastern', 'western', 'central', 'north', 'south', 'east', 'west', 'occupied', 'war-torn'].map(fold),
+);
+
+function matchPart(list: Word[], part: 0 | 1, offset: number, index: Index, out: Found[]): void {
+  const slavic = index.rules.has('slavic');
+  const german = index.rules.has('de');
+  const arabic = index.rules.has('arabic');
+  for (let i = 0; i < list.length; ) {
+    let found: { entry: Entry; length: number; gluedIn: boolean } | null = null;
+    let key = '';
+    let stemKey = '';
+    const keys: string[] = [];
+    const stems: string[] = [];
+    for (let n = 1; n <= MAX_NAME_WORDS && i + n <= list.length; n++) {
+      const word = list[i + n - 1]!;
+      keys.push(word.key);
+      key = n === 1 ? word.key : `${key} ${word.key}`;
+      if (slavic || german) {
+        const s = stem(word.key, /[\u0400-\u04ff]/.test(word.key) ? 'slavic' : 'de');
+        stems.push(s);
+        stemKey = n === 1 ? s : `${stemKey} ${s}`;
+      }
+      const candidates: [Entry | undefined, boolean][] = [[index.exact.get(key), false]];
+      if (slavic || german) candidates.push([index.stemmed.get(stemKey), true]);
+      if (arabic && n === 1) for (const v of arabicVariants(key).slice(1)) candidates.push([index.exact.get(v), false]);
+      for (const [entry, stemmed] of candidates) {
+        if (!entry || entry.words !== n) continue;
+        const first = list[i]!;
+        if (entry.acronym && first.text.replace(/\s/g, '') !== entry.acronym.replace(/\s/g, '') && !(n === 1 && first.text === entry.acronym)) continue;
+        let kind = entry.kind;
+        if (entry.cap && !first.cap && entry.kind !== 'demonym') {
+          // A lower-case inflected country name is the adjective ("сирийских"): a demonym, with a real stem.
+          if (!stemmed || entry.kind === 'actor' || (stems[0]?.length ?? 0) < 4) continue;
+          kind = 'demonym';
+        }
+        found = { entry: kind === entry.kind ? entry : { ...entry, kind }, length: n, gluedIn: arabic && /^[وف]?ب/.test(first.key) && !index.exact.has(first.key) };
+        break;
+      }
+      if (word.breakAfter) break;
+    }
+    if (!found) {
+      i++;
+      continue;
+    }
+    const from = i;
+    const to = i + found.length;
+    let before = from - 1;
+    while (before >= 0 && SKIP_BEFORE.has(list[before]!.key) && !list[before]!.breakAfter) before--;
+    const cued = found.gluedIn || (before >= 0 && !list[before]!.breakAfter && index.where.has(list[before]!.key));
+    let speaker = false;
+    for (let j = to; j < Math.min(list.length, to + 3); j++) {
+      if (index.speak.has(list[j]!.key)) speaker = true;
+      if (list[j]!.breakAfter || speaker) break;
+    }
+    out.push({
+      entry: found.entry,
+      text: list.slice(from, to).map((w) => w.text).join(' '),
+      from,
+      to,
+      part,
+      start: offset + list[from]!.start,
+      cued,
+      speaker: speaker && !cued,
+      gluedIn: found.gluedIn,
+    });
+    i = to;
+  }
+}
+
+/** "Chad Smith", "Michael Jordan": a name glued to other capitalised words is a person's. */
+function inPersonName(list: Word[], f: Found): boolean {
+  const next = list[f.to];
+  const previous = list[f.from - 1];
+  const capitalisedNeighbour = (w: Word | undefined, gapBreaks: boolean): boolean => !!w && w.cap && /^\p{Lu}\p{Ll}/u.test(w.text) && !gapBreaks;
+  return capitalisedNeighbour(next, list[f.to - 1]!.breakAfter) || capitalisedNeighbour(previous, !!previous?.breakAfter);
+}
+
+/**
+ * Reads the places of a news item.
+ * @example readPlaces('Suicide bombing at Damascus church kills 25', '', 'en').countries // ['SY']
+ */
+export function readPlaces(title: string, summary: string, lang: string | null): PlaceReading {
+  const index = indexFor(lang ? lang.slice(0, 2).toLowerCase() : null);
+  const titleWords = words(title).slice(0, MAX_WORDS);
+  const summaryWords = words(summary).slice(0, MAX_WORDS);
+  const found: Found[] = [];
+  matchPart(titleWords, 0, 0, index, found);
+  const titleCount = found.length;
+  matchPart(summaryWords, 1, title.length + 1, index, found);
+
+  // "Paris, Texas": a city followed by ", <state or country>" of another country is not that city.
+  const dropped = new Set<Found>();
+  for (let k = 0; k + 1 < found.length; k++) {
+    const a = found[k]!;
+    const b = found[k + 1]!;
+    const list = a.part === 0 ? titleWords : summaryWords;
+    if ((a.entry.kind === 'city' || a.entry.kind === 'capital') && b.part === a.part && b.from === a.to && list[a.to - 1]!.commaAfter && b.entry.code !== a.entry.code && (b.entry.kind === 'alias' || b.entry.kind === 'country'))
+      dropped.add(a);
+  }
+  const sure = new Set(found.filter((f) => !f.entry.cue && !dropped.has(f)).map((f) => f.entry.code));
+  const kept = found.filter((f) => {
+    if (dropped.has(f)) return false;
+    if (!f.entry.cue) return true;
+    const list = f.part === 0 ? titleWords : summaryWords;
+    if (inPersonName(list, f)) return false;
+    return f.cued || sure.has(f.entry.code);
+  });
+
+  const title0 = kept.filter((f) => f.part === 0);
+  const summary0 = kept.filter((f) => f.part === 1);
+  const pickWhere = (list: Found[]): Found | undefined => {
+    const placeKinds = (f: Found) => f.entry.kind !== 'actor' && f.entry.kind !== 'demonym';
+    return (
+      list.find((f) => f.cued && placeKinds(f)) ??
+      list.find((f) => (f.entry.kind === 'city' || f.entry.kind === 'capital') && !f.speaker) ??
+      (new Set(list.map((f) => f.entry.code)).size === 1 ? list[0] : undefined) ??
+      list.find((f) => !f.speaker && placeKinds(f)) ??
+      list.find((f) => !f.speaker)
+    );
+  };
+  const whereFound = pickWhere(title0) ?? (title0.length ? undefined : pickWhere(summary0));
+  const where = whereFound?.entry.code ?? null;
+
+  const countries: string[] = [];
+  if (where) countries.push(where);
+  const keepFrom = title0.length ? title0 : summary0.filter((f) => f === whereFound);
+  for (const f of keepFrom) if (!countries.includes(f.entry.code)) countries.push(f.entry.code);
+
+  const mentioned: string[] = [];
+  for (const f of kept) if (!countries.includes(f.entry.code) && !mentioned.includes(f.entry.code)) mentioned.push(f.entry.code);
+
+  const matches: PlaceMatch[] = kept.map((f) => ({
+    text: f.text,
+    code: f.entry.code,
+    kind: f.entry.kind,
+    role: f === whereFound || (f.entry.code === where && f.cued) ? 'where' : countries.includes(f.entry.code) ? 'actor' : 'mentioned',
+    start: f.start,
+  }));
+
+  const cityFound =
+    (whereFound && whereFound.entry.city >= 0 ? whereFound : undefined) ??
+    kept.find((f) => f.entry.city >= 0 && countries.includes(f.entry.code));
+  const row = cityFound ? CITIES[cityFound.entry.city] : undefined;
+  const city = row ? { name: row[0], country: row[1], lat: row[2], lng: row[3] } : null;
+  void titleCount;
+  return { countries, where, mentioned, city, matches };
+}
+
+/** English short name and region of every ISO 3166-1 alpha-2 code, from the gazetteer. */
+export const WORLD_COUNTRIES = world.countries as unknown as Record<string, [string, string | null]>;
+export const US_STATES = world.usStates as Record<string, string>;
+export const US_TERRITORIES = world.usTerritories as Record<string, string>;
