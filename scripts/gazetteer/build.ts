@@ -108,11 +108,11 @@ for (const zone of zoneIds) {
 }
 
 // ---- names per language
-type Kind = 'names' | 'aliases' | 'demonyms' | 'cities' | 'actors';
-const RANK: Record<Kind, number> = { names: 0, aliases: 1, cities: 2, demonyms: 3, actors: 4 };
+type Kind = 'names' | 'aliases' | 'regions' | 'demonyms' | 'cities' | 'actors';
+const RANK: Record<Kind, number> = { names: 0, aliases: 1, regions: 2, cities: 2, demonyms: 3, actors: 4 };
 
 function buildLanguage(lang: Lang) {
-  const table: Record<Kind, Record<string, string | number>> = { names: {}, aliases: {}, demonyms: {}, cities: {}, actors: {} };
+  const table: Record<Kind, Record<string, string | number>> = { names: {}, aliases: {}, regions: {}, demonyms: {}, cities: {}, actors: {} };
   const owner = new Map<string, { kind: Kind; value: string | number; display: string } | null>();
   const prefer: Record<string, string> = names.prefer;
   const add = (kind: Kind, display: string, value: string | number): void => {
@@ -165,6 +165,7 @@ function buildLanguage(lang: Lang) {
     }
   }
   for (const [alias, code] of Object.entries(names.aliases[lang] ?? {})) add('aliases', alias, code as string);
+  for (const [region, code] of Object.entries(names.regions[lang] ?? {})) add('regions', region, code as string);
   for (const [demonym, code] of Object.entries(names.demonyms[lang] ?? {})) for (const form of inflect(demonym, lang)) add('demonyms', form, code as string);
   for (const [alias, code] of Object.entries(actors[lang] ?? {})) add('actors', alias, code as string);
 
@@ -175,16 +176,17 @@ function buildLanguage(lang: Lang) {
     const index = zoneCity.get(zone);
     if (index !== undefined) add('cities', name, index);
   }
-  for (const [english, name] of Object.entries(names.cities[lang] ?? {})) {
+  for (const [english, local] of Object.entries(names.cities[lang] ?? {})) {
     const index = cityIndex.get(fold(english));
-    if (index !== undefined) add('cities', name as string, index);
+    if (index === undefined) console.warn(`${lang}: no GeoNames city "${english}" in the kept cities`);
+    else for (const name of [local as string | string[]].flat()) add('cities', name, index);
   }
   if (lang === 'en') {
     for (const [code, territory] of Object.entries(us.usTerritories)) add('aliases', territory as string, code);
-    for (const state of Object.values(us.usStates)) add('aliases', state as string, 'US');
+    for (const state of Object.values(us.usStates)) add('regions', state as string, 'US');
   }
   const { where, speak, cue, stem } = languages[lang];
-  return { stem, where, speak, cue, ...table };
+  return { stem, where, speak, cue, features: names.features[lang] ?? [], ...table };
 }
 
 /** Plural (es, pt) or adjective (de) forms of a curated demonym. */
@@ -214,6 +216,7 @@ for (const lang of LANGS) {
     ...data,
     names: sortKeys(data.names),
     aliases: sortKeys(data.aliases),
+    regions: sortKeys(data.regions),
     demonyms: sortKeys(data.demonyms),
     cities: sortKeys(data.cities),
     actors: sortKeys(data.actors),

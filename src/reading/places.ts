@@ -49,8 +49,10 @@ interface LanguageData {
   where: string[];
   speak: string[];
   cue: string[];
+  features: string[];
   names: Record<string, string>;
   aliases: Record<string, string>;
+  regions: Record<string, string>;
   demonyms: Record<string, string>;
   cities: Record<string, number>;
   actors: Record<string, string>;
@@ -76,12 +78,15 @@ interface Entry {
   acronym: string | null;
   /** Needs a scene word before it or another mention of its country (Chad, Jordan, Nice). */
   cue: boolean;
+  /** Also a US state (Georgia): only another mention of the country decides, not a scene word. */
+  confirm: boolean;
 }
 
 interface Index {
   exact: Map<string, Entry>;
   stemmed: Map<string, Entry>;
   rules: Set<StemRule>;
+  primary: string;
   where: Set<string>;
   speak: Set<string>;
 }
@@ -89,6 +94,8 @@ interface Index {
 const KIND_RANK: Record<PlaceKind, number> = { country: 0, alias: 1, capital: 2, city: 2, demonym: 3, actor: 4 };
 
 const indexes = new Map<string, Index>();
+let stateKeys: Set<string> | undefined;
+const usStateKeys = (): Set<string> => (stateKeys ??= new Set(Object.values(world.usStates).map(fold)));
 
 /** Built on first use per language and kept: immutable, so safe to share across requests. */
 function indexFor(lang: string | null): Index {
@@ -103,7 +110,7 @@ function indexFor(lang: string | null): Index {
 }
 
 function buildIndex(langs: string[]): Index {
-  const index: Index = { exact: new Map(), stemmed: new Map(), rules: new Set(), where: new Set(), speak: new Set() };
+  const index: Index = { exact: new Map(), stemmed: new Map(), rules: new Set(), primary: langs.length > 2 ? '*' : langs[0]!, where: new Set(), speak: new Set() };
   const ambiguousStems = new Set<string>();
   for (const lang of langs) {
     const data = DATA[lang]!;
@@ -127,6 +134,7 @@ function buildIndex(langs: string[]): Index {
         cap: /^\p{Lu}/u.test(display),
         acronym: /^[\p{Lu}.]{2,5}$/u.test(display) ? display : null,
         cue: cue.has(key),
+        confirm: cue.has(key) && code !== 'US' && usStateKeys().has(key),
       };
       put(index.exact, key, entry);
       if (rule === 'arabic') for (const variant of arabicVariants(key).slice(1)) put(index.exact, variant + key.slice(tokens[0]!.key.length), entry);
@@ -143,6 +151,7 @@ function buildIndex(langs: string[]): Index {
     };
     for (const [name, code] of Object.entries(data.names)) add(name, 'country', code);
     for (const [name, code] of Object.entries(data.aliases)) add(name, 'alias', code);
+    for (const [name, code] of Object.entries(data.regions)) add(name, 'alias', code);
     for (const [name, code] of Object.entries(data.demonyms)) add(name, 'demonym', code);
     for (const [name, i] of Object.entries(data.cities)) {
       const city = CITIES[i];
@@ -201,7 +210,8 @@ const SKIP_BEFORE = new Set(
 
 function matchPart(list: Word[], part: 0 | 1, offset: number, index: Index, out: Found[]): void {
   const slavic = index.rules.has('slavic');
-  const german = index.rules.has('de');
+  // German endings are cut only in German text: elsewhere "Islands" would become "Island" (Iceland).
+  const german = index.primary === 'de';
   const arabic = index.rules.has('arabic');
   for (let i = 0; i < list.length; ) {
     let found: { entry: Entry; length: number; gluedIn: boolean } | null = null;
@@ -214,7 +224,7 @@ function matchPart(list: Word[], part: 0 | 1, offset: number, index: Index, out:
       keys.push(word.key);
       key = n === 1 ? word.key : `${key} ${word.key}`;
       if (slavic || german) {
-        const s = stem(word.key, /[\u0400-\u04ff]/.test(word.key) ? 'slavic' : 'de');
+        const s = /[\u0400-\u04ff]/.test(word.key) ? stem(word.key, 'slavic') : german ? stem(word.key, 'de') : word.key;
         stems.push(s);
         stemKey = n === 1 ? s : `${stemKey} ${s}`;
       }
@@ -301,7 +311,7 @@ export function readPlaces(title: string, summary: string, lang: string | null):
     if (!f.entry.cue) return true;
     const list = f.part === 0 ? titleWords : summaryWords;
     if (inPersonName(list, f)) return false;
-    return f.cued || sure.has(f.entry.code);
+    return (f.cued && !f.entry.confirm) || sure.has(f.entry.code);
   });
 
   const title0 = kept.filter((f) => f.part === 0);
@@ -342,6 +352,44 @@ export function readPlaces(title: string, summary: string, lang: string | null):
   const city = row ? { name: row[0], country: row[1], lat: row[2], lng: row[3] } : null;
   void titleCount;
   return { countries, where, mentioned, city, matches };
+}
+
+/**
+ * The country a whole string names, in any of the eight languages: a feed's own country field
+ * ("Islamic Republic of Iran", "Türkiye", "Korea, Republic of", "Guam"). Null for anything else.
+ */
+export function countryOfName(name: string): string | null {
+  const key = words(name)
+    .map((w) => w.key)
+    .join(' ');
+  const entry = indexFor(null).exact.get(key);
+  return entry && (entry.kind === 'country' || entry.kind === 'alias') ? entry.code : null;
+}
+
+/** A name the entity extractor may find, with the name it files it under. */
+export interface PlaceName {
+  alias: string;
+  name: string;
+}
+
+/**
+ * English place names for entity extraction: every country name and alias (filed under the
+ * country's English short name), every kept city and the seas and regions in the data.
+ */
+export function englishPlaceNames(): PlaceName[] {
+  const out: PlaceName[] = [];
+  const countryName = (code: string) => WORLD_COUNTRIES[code]?.[0] ?? code;
+  for (const [alias, code] of Object.entries(en.names)) out.push({ alias, name: countryName(code) });
+  for (const [alias, code] of Object.entries(en.aliases)) out.push({ alias, name: countryName(code) });
+  for (const region of Object.keys(en.regions)) out.push({ alias: region, name: region });
+  // Cities that are also common words or names (Nice, Reading, Mobile) are left to the context rules.
+  const ambiguous = new Set(en.cue.map(fold));
+  for (const [alias, i] of Object.entries(en.cities)) {
+    const city = CITIES[i];
+    if (city && !ambiguous.has(fold(alias))) out.push({ alias, name: city[0] });
+  }
+  for (const feature of en.features) out.push({ alias: feature, name: feature });
+  return out;
 }
 
 /** English short name and region of every ISO 3166-1 alpha-2 code, from the gazetteer. */
