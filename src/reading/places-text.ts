@@ -24,10 +24,27 @@ const COMBINING = /\p{M}/gu;
 const NON_ASCII = /[^\x00-\x7f]/;
 const ARABIC = /[\u0600-\u06ff]/;
 
+/**
+ * Folds of non-ASCII words, kept because news repeats its words and NFD is the costly step;
+ * cleared when full, so memory stays bounded. Pure values: safe to share across requests.
+ */
+const folded = new Map<string, string>();
+const FOLD_CACHE_MAX = 20_000;
+
 /** Lower case without accents; Arabic alef, yeh and teh marbuta variants made one. */
 export function fold(text: string): string {
   const lower = text.toLowerCase();
   if (!NON_ASCII.test(lower)) return lower;
+  let out = folded.get(lower);
+  if (out === undefined) {
+    out = foldUnicode(lower);
+    if (folded.size >= FOLD_CACHE_MAX) folded.clear();
+    folded.set(lower, out);
+  }
+  return out;
+}
+
+function foldUnicode(lower: string): string {
   let out = lower.normalize('NFD').replace(COMBINING, '').replace(/’/g, "'");
   if (ARABIC.test(out)) out = out.replace(/[أإآٱ]/g, 'ا').replace(/ى/g, 'ي').replace(/ة/g, 'ه').replace(/ـ/g, '');
   return out;
@@ -37,39 +54,48 @@ export function fold(text: string): string {
 const WORD = /(?:\p{Lu}\.){2,}|(?:\p{Lu}{1,2}\.\s?){2}\p{Lu}{1,2}\.|[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:['’][\p{L}\p{M}]+)*/gu;
 const UPPER = /^\p{Lu}/u;
 const LOWER = /^\p{Ll}/u;
-const POSSESSIVE = /['’]s$/i;
-const BREAK = /[.!?;:()"«»“”|–—]/;
 
 /** Splits text into words, hyphenated words into their parts ("Guinea-Bissau" → Guinea, Bissau). */
 export function words(text: string): Word[] {
   const out: Word[] = [];
+  let previous: Word | undefined;
+  let previousEnd = 0;
   for (const match of text.matchAll(WORD)) {
     let raw = match[0];
     const start = match.index;
+    if (previous) markGap(previous, text, previousEnd, start);
     let possessive = false;
-    if (POSSESSIVE.test(raw) && raw.length > 3) {
+    const last = raw.charCodeAt(raw.length - 1);
+    if ((last === 115 || last === 83) && raw.length > 3 && isApostrophe(raw.charCodeAt(raw.length - 2))) {
       raw = raw.slice(0, -2);
       possessive = true;
-    } else if (/['’]$/.test(raw)) raw = raw.slice(0, -1);
-    const end = start + match[0].length;
-    const gap = text.slice(end, Math.min(text.length, end + 3));
-    const previous = out[out.length - 1];
-    if (previous && !previous.breakAfter) {
-      const between = text.slice(previous.start + previous.text.length, start);
-      previous.breakAfter = BREAK.test(between) || between.includes('\n');
-      previous.commaAfter = between.includes(',');
     }
-    out.push({
+    previous = {
       text: raw,
       key: fold(raw),
       start,
       cap: UPPER.test(raw) || !LOWER.test(raw),
       possessive,
-      breakAfter: possessive || BREAK.test(gap.slice(0, 1)),
-      commaAfter: gap.startsWith(','),
-    });
+      breakAfter: possessive,
+      commaAfter: false,
+    };
+    out.push(previous);
+    previousEnd = start + match[0].length;
   }
+  if (previous) markGap(previous, text, previousEnd, text.length);
   return out;
+}
+
+const isApostrophe = (code: number): boolean => code === 39 || code === 0x2019;
+/** . ! ? ; : ( ) " « » “ ” | – — and line breaks end a name; a comma is noted. */
+const BREAKS = new Set([...'.!?;:()"«»“”|–—\n\r'].map((c) => c.charCodeAt(0)));
+
+function markGap(word: Word, text: string, from: number, to: number): void {
+  for (let k = from; k < to; k++) {
+    const code = text.charCodeAt(k);
+    if (code === 44) word.commaAfter = true;
+    else if (BREAKS.has(code)) word.breakAfter = true;
+  }
 }
 
 export type StemRule = 'none' | 'slavic' | 'de' | 'arabic';
@@ -85,7 +111,12 @@ const SLAVIC_ENDINGS = [
   'ого', 'ому', 'ими', 'ами', 'ями', 'ею', 'ою', 'ам', 'ям', 'ах', 'ях', 'ов', 'ев', 'ой', 'ей', 'ом', 'ем', 'ым', 'ых', 'ую', 'юю', 'ая', 'яя', 'ое', 'ее', 'ые', 'ью',
   'а', 'я', 'у', 'ю', 'е', 'и', 'ы', 'о', 'і', 'є', 'ь',
 ].map(fold);
-const SLAVIC = [...new Set(SLAVIC_ENDINGS)].sort((a, b) => b.length - a.length);
+/** Endings by their last letter, longest first: one short list to try per word. */
+const SLAVIC = new Map<string, string[]>();
+for (const ending of [...new Set(SLAVIC_ENDINGS)].sort((a, b) => b.length - a.length)) {
+  const last = ending[ending.length - 1]!;
+  SLAVIC.set(last, [...(SLAVIC.get(last) ?? []), ending]);
+}
 const DE_ADJECTIVE = /isch(?:e|en|em|er|es)$/;
 const MIN_STEM = 3;
 const UKRAINIAN = /[іїєґ]/;
@@ -99,7 +130,7 @@ const UKRAINIAN = /[іїєґ]/;
 export function stem(key: string, rule: StemRule): string {
   if (rule === 'slavic') {
     let out = key;
-    for (const ending of SLAVIC)
+    for (const ending of SLAVIC.get(key[key.length - 1] ?? '') ?? [])
       if (key.length - ending.length >= MIN_STEM && key.endsWith(ending)) {
         out = key.slice(0, -ending.length);
         break;

@@ -85,6 +85,9 @@ interface Entry {
 interface Index {
   exact: Map<string, Entry>;
   stemmed: Map<string, Entry>;
+  /** Every proper word prefix of a name ("new" for "new york"): where an n-gram may still grow. */
+  prefixes: Set<string>;
+  stemPrefixes: Set<string>;
   rules: Set<StemRule>;
   primary: string;
   where: Set<string>;
@@ -110,7 +113,7 @@ function indexFor(lang: string | null): Index {
 }
 
 function buildIndex(langs: string[]): Index {
-  const index: Index = { exact: new Map(), stemmed: new Map(), rules: new Set(), primary: langs.length > 2 ? '*' : langs[0]!, where: new Set(), speak: new Set() };
+  const index: Index = { exact: new Map(), stemmed: new Map(), prefixes: new Set(), stemPrefixes: new Set(), rules: new Set(), primary: langs.length > 2 ? '*' : langs[0]!, where: new Set(), speak: new Set() };
   const ambiguousStems = new Set<string>();
   for (const lang of langs) {
     const data = DATA[lang]!;
@@ -137,11 +140,19 @@ function buildIndex(langs: string[]): Index {
         confirm: cue.has(key) && code !== 'US' && usStateKeys().has(key),
       };
       put(index.exact, key, entry);
-      if (rule === 'arabic') for (const variant of arabicVariants(key).slice(1)) put(index.exact, variant + key.slice(tokens[0]!.key.length), entry);
+      for (let n = 1; n < tokens.length; n++) index.prefixes.add(tokens.slice(0, n).map((t) => t.key).join(' '));
+      if (rule === 'arabic')
+        for (const variant of arabicVariants(tokens[0]!.key).slice(1)) {
+          const rest = tokens.slice(1).map((t) => ` ${t.key}`);
+          put(index.exact, variant + rest.join(''), entry);
+          for (let n = 1; n < tokens.length; n++) index.prefixes.add(variant + rest.slice(0, n - 1).join(''));
+        }
       if (rule === 'slavic' || rule === 'de') {
         // A name is its own stem too: "Харьков" must meet "Харькову" (→ "харьков") though the
         // rule would cut the name itself to "харьк".
-        for (const stemKey of new Set([tokens.map((t) => stem(t.key, rule)).join(' '), key])) {
+        const stems = tokens.map((t) => stem(t.key, rule));
+        for (let n = 1; n < tokens.length; n++) index.stemPrefixes.add(stems.slice(0, n).join(' '));
+        for (const stemKey of new Set([stems.join(' '), key])) {
           const seen = index.stemmed.get(stemKey);
           if (seen && seen.code !== code) ambiguousStems.add(stemKey);
           else put(index.stemmed, stemKey, entry);
@@ -198,81 +209,98 @@ interface Found {
   /** Index of the first word in the part (title or summary). */
   part: 0 | 1;
   start: number;
+  /** After a scene word ("in", "strikes on"), or Arabic "بـ" (in) glued to the name. */
   cued: boolean;
   speaker: boolean;
-  /** Arabic "بـ" (in) glued to the name: a scene word. */
-  gluedIn: boolean;
 }
 
 const SKIP_BEFORE = new Set(
   ['the', 'a', 'an', 'le', 'la', 'les', "l'", 'el', 'los', 'las', 'der', 'die', 'das', 'dem', 'den', 'des', 'o', 'os', 'as', 'do', 'da', 'city', 'capital', 'northern', 'southern', 'eastern', 'western', 'central', 'north', 'south', 'east', 'west', 'occupied', 'war-torn'].map(fold),
 );
 
+const CYRILLIC = /[\u0400-\u04ff]/;
+
+/** Finds names left to right, longest first; an n-gram grows only while some name starts with it. */
 function matchPart(list: Word[], part: 0 | 1, offset: number, index: Index, out: Found[]): void {
   const slavic = index.rules.has('slavic');
   // German endings are cut only in German text: elsewhere "Islands" would become "Island" (Iceland).
   const german = index.primary === 'de';
   const arabic = index.rules.has('arabic');
   for (let i = 0; i < list.length; ) {
-    let found: { entry: Entry; length: number; gluedIn: boolean } | null = null;
-    let key = '';
-    let stemKey = '';
-    const keys: string[] = [];
-    const stems: string[] = [];
+    const first = list[i]!;
+    let best: { entry: Entry; length: number } | null = null;
+    let key = first.key;
+    let firstStem = first.key;
+    if (arabic && !index.exact.has(key) && !index.prefixes.has(key)) {
+      for (const variant of arabicVariants(key)) {
+        if (index.exact.has(variant) || index.prefixes.has(variant)) {
+          key = variant;
+          break;
+        }
+      }
+    }
+    if (slavic && CYRILLIC.test(first.key)) firstStem = stem(first.key, 'slavic');
+    else if (german) firstStem = stem(first.key, 'de');
+    let stemKey = firstStem;
+    const stemming = firstStem !== first.key || index.stemmed.has(stemKey) || index.stemPrefixes.has(stemKey);
     for (let n = 1; n <= MAX_NAME_WORDS && i + n <= list.length; n++) {
       const word = list[i + n - 1]!;
-      keys.push(word.key);
-      key = n === 1 ? word.key : `${key} ${word.key}`;
-      if (slavic || german) {
-        const s = /[\u0400-\u04ff]/.test(word.key) ? stem(word.key, 'slavic') : german ? stem(word.key, 'de') : word.key;
-        stems.push(s);
-        stemKey = n === 1 ? s : `${stemKey} ${s}`;
-      }
-      const candidates: [Entry | undefined, boolean][] = [[index.exact.get(key), false]];
-      if (slavic || german) candidates.push([index.stemmed.get(stemKey), true]);
-      if (arabic && n === 1) for (const v of arabicVariants(key).slice(1)) candidates.push([index.exact.get(v), false]);
-      for (const [entry, stemmed] of candidates) {
-        if (!entry || entry.words !== n) continue;
-        const first = list[i]!;
-        if (entry.acronym && first.text.replace(/\s/g, '') !== entry.acronym.replace(/\s/g, '') && !(n === 1 && first.text === entry.acronym)) continue;
-        let kind = entry.kind;
-        if (entry.cap && !first.cap && entry.kind !== 'demonym') {
-          // A lower-case inflected country name is the adjective ("сирийских"): a demonym, with a real stem.
-          if (!stemmed || entry.kind === 'actor' || (stems[0]?.length ?? 0) < 4) continue;
-          kind = 'demonym';
+      if (n > 1) {
+        key = `${key} ${word.key}`;
+        if (stemming) {
+          const s = slavic && CYRILLIC.test(word.key) ? stem(word.key, 'slavic') : german ? stem(word.key, 'de') : word.key;
+          stemKey = `${stemKey} ${s}`;
         }
-        found = { entry: kind === entry.kind ? entry : { ...entry, kind }, length: n, gluedIn: arabic && /^[وف]?ب/.test(first.key) && !index.exact.has(first.key) };
-        break;
       }
+      const exact = index.exact.get(key);
+      const entry = exact && exact.words === n && accepts(exact, first, false, firstStem) ? exact : stemming ? stemmedEntry(index.stemmed.get(stemKey), n, first, firstStem) : null;
+      if (entry) best = { entry, length: n };
       if (word.breakAfter) break;
+      if (!index.prefixes.has(key) && !(stemming && index.stemPrefixes.has(stemKey))) break;
     }
-    if (!found) {
+    if (!best) {
       i++;
       continue;
     }
     const from = i;
-    const to = i + found.length;
+    const to = i + best.length;
+    const gluedIn = arabic && key !== first.key && /^[وف]?ب/.test(first.key);
     let before = from - 1;
     while (before >= 0 && SKIP_BEFORE.has(list[before]!.key) && !list[before]!.breakAfter) before--;
-    const cued = found.gluedIn || (before >= 0 && !list[before]!.breakAfter && index.where.has(list[before]!.key));
+    const cued = gluedIn || (before >= 0 && !list[before]!.breakAfter && index.where.has(list[before]!.key));
     let speaker = false;
     for (let j = to; j < Math.min(list.length, to + 3); j++) {
       if (index.speak.has(list[j]!.key)) speaker = true;
       if (list[j]!.breakAfter || speaker) break;
     }
     out.push({
-      entry: found.entry,
-      text: list.slice(from, to).map((w) => w.text).join(' '),
+      entry: best.entry,
+      text: list
+        .slice(from, to)
+        .map((w) => w.text)
+        .join(' '),
       from,
       to,
       part,
-      start: offset + list[from]!.start,
+      start: offset + first.start,
       cued,
       speaker: speaker && !cued,
-      gluedIn: found.gluedIn,
     });
     i = to;
   }
+}
+
+/** Case rules: "US" only as written; a capitalised name only capitalised, except demonyms. */
+function accepts(entry: Entry, first: Word, stemmed: boolean, firstStem: string): boolean {
+  if (entry.acronym && first.text !== entry.acronym) return false;
+  if (entry.cap && !first.cap && entry.kind !== 'demonym') return stemmed && entry.kind !== 'actor' && firstStem.length >= 4;
+  return true;
+}
+
+/** A lower-case inflected country name is its adjective ("сирийских"): a demonym, if its stem is real. */
+function stemmedEntry(entry: Entry | undefined, n: number, first: Word, firstStem: string): Entry | null {
+  if (!entry || entry.words !== n || !accepts(entry, first, true, firstStem)) return null;
+  return entry.cap && !first.cap && entry.kind !== 'demonym' ? { ...entry, kind: 'demonym' } : entry;
 }
 
 /** "Chad Smith", "Michael Jordan": a name glued to other capitalised words is a person's. */

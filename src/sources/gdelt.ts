@@ -1,6 +1,6 @@
-import { classify, languageByName } from './classify';
-import { detectLanguage, httpUrl, isRecord, item, parseJson, title, content, capItems } from './common';
-import { countriesInText } from './geo';
+import { readNewsItem } from '../reading/news';
+import { languageByName } from './classify';
+import { httpUrl, isRecord, item, parseJson, title, content, capItems } from './common';
 import { canonicalLink } from './rss';
 import { ConnectorError, type Connector, type ParseContext, type SourceItem } from './types';
 
@@ -68,18 +68,26 @@ function mapArticle(article: Record<string, unknown>, context: ParseContext): So
     title(typeof article.title === 'string' ? article.title : '')?.replace(/\s+([:,.;!?])/g, '$1') ?? null;
   const seen = gdeltDate(article.seendate);
   if (!link || !heading || !seen) return null;
-  const verdict = classify(heading, '', context.source.tier);
-  if (!verdict) return null;
+  const read = readNewsItem({
+    title: heading,
+    summary: '',
+    link,
+    language: languageByName(article.language),
+    tier: context.source.tier,
+  });
+  const { reading } = read;
+  if (!reading.event || !reading.layer) return null;
   const url = canonicalLink(link);
   const domain = typeof article.domain === 'string' ? article.domain : new URL(url).hostname;
   return item({
-    threat_layer: verdict.layer,
-    significance_score: verdict.score,
-    signal_valence: verdict.valence,
+    threat_layer: reading.layer,
+    significance_score: reading.score,
+    signal_valence: reading.valence,
     title: heading,
     content_display: content(heading, `Reported by ${domain}.`),
-    country_codes: countriesInText(heading),
-    language: languageByName(article.language) ?? detectLanguage(heading),
+    country_codes: read.countries,
+    ...(read.city ? { city: read.city.name, lat: read.city.lat, lng: read.city.lng } : {}),
+    language: languageByName(article.language) ?? reading.language,
     published_at: seen,
     source_url: url,
     external_ids: [`gdelt:${url}`],

@@ -1,8 +1,7 @@
-import { classify } from './classify';
+import { readNewsItem } from '../reading/news';
 import {
   capItems,
   content,
-  detectLanguage,
   httpUrl,
   isRecord,
   isoDate,
@@ -15,7 +14,6 @@ import {
   TITLE_MAX,
   xmlText,
 } from './common';
-import { countriesInText } from './geo';
 import { ConnectorError, type Connector, type ParseContext, type SourceItem } from './types';
 
 /**
@@ -69,18 +67,25 @@ function mapEntry(entry: Entry, context: ParseContext): SourceItem | null {
   const link = httpUrl(entry.link) ?? httpUrl(entry.guid);
   const heading = title(entry.title);
   if (!link || !(heading || entry.summary)) return null;
-  const text = [heading, entry.summary].filter(Boolean).join('. ');
-  const verdict = classify(heading ?? '', entry.summary, context.source.tier);
-  if (!verdict) return null;
+  const read = readNewsItem({
+    title: heading ?? '',
+    summary: entry.summary,
+    link,
+    language: entry.language,
+    tier: context.source.tier,
+  });
+  const { reading } = read;
+  if (!reading.event || !reading.layer) return null;
   const url = canonicalLink(link);
   return item({
-    threat_layer: verdict.layer,
-    significance_score: verdict.score,
-    signal_valence: verdict.valence,
+    threat_layer: reading.layer,
+    significance_score: reading.score,
+    signal_valence: reading.valence,
     title: heading,
     content_display: content(heading, entry.summary),
-    country_codes: countriesInText(text).slice(0, 20),
-    language: entry.language ?? detectLanguage(text),
+    country_codes: read.countries,
+    ...(read.city ? { city: read.city.name, lat: read.city.lat, lng: read.city.lng } : {}),
+    language: entry.language ?? reading.language,
     published_at: entry.published ?? entry.updated ?? context.now.toISOString(),
     source_url: url,
     external_ids: [`rss:${url}`],
