@@ -71,8 +71,9 @@ const picked = allCities
 const cities: [string, string, number, number, number][] = picked.map((c) => [
   c.name,
   c.country,
-  Math.round(c.loc.coordinates[1] * 1e4) / 1e4,
-  Math.round(c.loc.coordinates[0] * 1e4) / 1e4,
+  // Two decimals: about a kilometre, enough for a city's point and bbox filters.
+  Math.round(c.loc.coordinates[1] * 100) / 100,
+  Math.round(c.loc.coordinates[0] * 100) / 100,
   c.featureCode === 'PPLC' ? 1 : 0,
 ]);
 /** First (most populous) city of a folded English name. */
@@ -155,7 +156,8 @@ function buildLanguage(lang: Lang) {
     local.push(...(all ?? []));
     for (const name of local) add('names', name, code);
     if (lang === 'en' && wc)
-      for (const alt of wc.altSpellings) if (alt.length > 3 || /^[A-Z.]{3,}$/.test(alt)) add('aliases', alt, code);
+      // Latin-script spellings only: transliterated native names ("Al-Jumhūrīyah...") never appear in English news.
+      for (const alt of wc.altSpellings) if (/^[A-Za-z .'-]+$/.test(alt) && (alt.length > 3 || /^[A-Z.]{3,}$/.test(alt))) add('aliases', alt, code);
     if (wc?.demonyms) {
       const source = lang === 'en' ? wc.demonyms.eng : lang === 'fr' ? wc.demonyms.fra : undefined;
       for (const demonym of new Set([source?.m, source?.f].filter((d): d is string => !!d))) {
@@ -170,6 +172,8 @@ function buildLanguage(lang: Lang) {
   for (const [alias, code] of Object.entries(actors[lang] ?? {})) add('actors', alias, code as string);
 
   // Cities: English GeoNames names in the English table; CLDR and curated names elsewhere.
+  // English: the GeoNames name of every kept city is its row in world.json (the reader adds them);
+  // claimed here only so that a country or alias of the same name is not shadowed.
   if (lang === 'en') cities.forEach(([name], i) => add('cities', name, i));
   const local = lang === 'en' ? englishZones : zoneCities(lang);
   for (const [zone, name] of local) {
@@ -221,6 +225,7 @@ for (const lang of LANGS) {
     cities: sortKeys(data.cities),
     actors: sortKeys(data.actors),
   };
+  if (lang === 'en') compact.cities = Object.fromEntries(Object.entries(compact.cities).filter(([name, i]) => cities[i as number]?.[0] !== name));
   writeFileSync(path.join(out, `places.${lang}.json`), `${JSON.stringify(compact)}\n`);
   console.log(lang, Object.fromEntries(Object.entries(compact).map(([k, v]) => [k, typeof v === 'object' ? Object.keys(v).length : v])));
 }

@@ -168,6 +168,8 @@ function buildIndex(langs: string[]): Index {
       const city = CITIES[i];
       if (city) add(name, city[4] ? 'capital' : 'city', city[1], i);
     }
+    // English city names are the rows' own (GeoNames) names, most populous first.
+    if (lang === 'en') CITIES.forEach((city, i) => add(city[0], city[4] ? 'capital' : 'city', city[1], i));
     for (const [name, code] of Object.entries(data.actors)) add(name, 'actor', code);
   }
   for (const key of ambiguousStems) index.stemmed.delete(key);
@@ -412,7 +414,7 @@ export function englishPlaceNames(): PlaceName[] {
   for (const region of Object.keys(en.regions)) out.push({ alias: region, name: region });
   // Cities that are also common words or names (Nice, Reading, Mobile) are left to the context rules.
   const ambiguous = new Set(en.cue.map(fold));
-  for (const [alias, i] of Object.entries(en.cities)) {
+  for (const [alias, i] of [...Object.entries(en.cities), ...CITIES.map((city, i) => [city[0], i] as const)]) {
     const city = CITIES[i];
     if (city && !ambiguous.has(fold(alias))) out.push({ alias, name: city[0] });
   }
