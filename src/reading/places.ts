@@ -233,8 +233,8 @@ function matchPart(list: Word[], part: 0 | 1, offset: number, index: Index, out:
     let best: { entry: Entry; length: number } | null = null;
     let key = first.key;
     let firstStem = first.key;
-    if (arabic && !index.exact.has(key) && !index.prefixes.has(key)) {
-      for (const variant of arabicVariants(key)) {
+    if ((arabic || german) && !index.exact.has(key) && !index.prefixes.has(key)) {
+      for (const variant of arabic ? arabicVariants(key) : germanVariants(key)) {
         if (index.exact.has(variant) || index.prefixes.has(variant)) {
           key = variant;
           break;
@@ -242,7 +242,7 @@ function matchPart(list: Word[], part: 0 | 1, offset: number, index: Index, out:
       }
     }
     if (slavic && CYRILLIC.test(first.key)) firstStem = stem(first.key, 'slavic');
-    else if (german) firstStem = stem(first.key, 'de');
+    else if (german) firstStem = stem(key, 'de');
     let stemKey = firstStem;
     const stemming = firstStem !== first.key || index.stemmed.has(stemKey) || index.stemPrefixes.has(stemKey);
     for (let n = 1; n <= MAX_NAME_WORDS && i + n <= list.length; n++) {
@@ -292,11 +292,20 @@ function matchPart(list: Word[], part: 0 | 1, offset: number, index: Index, out:
   }
 }
 
+/** German compounds of a compass point and a name: "Nordsyrien" → "syrien", "Ostukraine" → "ukraine". */
+const GERMAN_COMPASS = /^(?:nord|sud|ost|west|zentral|mittel)(?:ost|west)?(.{4,})$/;
+const germanVariants = (key: string): string[] => {
+  const rest = GERMAN_COMPASS.exec(key)?.[1];
+  return rest ? [key, rest] : [key];
+};
+
 /** Case rules: "US" only as written; a capitalised name only capitalised, except demonyms. */
 function accepts(entry: Entry, first: Word, stemmed: boolean, firstStem: string): boolean {
   if (entry.acronym && first.text !== entry.acronym) return false;
-  if (entry.cap && !first.cap && entry.kind !== 'demonym') return stemmed && entry.kind !== 'actor' && firstStem.length >= 4;
-  return true;
+  if (entry.cap && !first.cap && entry.kind !== 'demonym')
+    return stemmed && (entry.kind === 'country' || entry.kind === 'alias') && firstStem.length >= 4;
+  // A lower-case word met through a three-letter stem is too often another word ("дате" ≠ датский).
+  return !(stemmed && !first.cap && firstStem.length < 4);
 }
 
 /** A lower-case inflected country name is its adjective ("сирийских"): a demonym, if its stem is real. */

@@ -53,6 +53,8 @@ describe('readPlaces: languages', () => {
     expect(countries('Syriens Übergangsregierung trifft iranische Delegation', '', 'de')).toEqual(['SY', 'IR']);
     expect(countries('Musk mischt sich in deutschen Wahlkampf ein', '', 'de')).toEqual(['DE']);
     expect(readPlaces('Anschlag auf Weihnachtsmarkt in Magdeburg', '', 'de').city?.name).toBe('Magdeburg');
+    expect(countries('Nordsyrien: Gefechte zwischen Milizen', '', 'de')).toEqual(['SY']);
+    expect(countries('Drohnen über Zentralrussland', '', 'de')).toEqual(['RU']);
   });
 
   it('Russian and Ukrainian case endings and adjectives', () => {
@@ -62,6 +64,9 @@ describe('readPlaces: languages', () => {
     expect(readPlaces('Вибухи у Києві: працює ППО', '', 'uk').city?.name).toBe('Kyiv');
     expect(countries('Уночі область атакували російські дрони', '', 'uk')).toEqual(['RU']);
     expect(countries('Зустріч у Харкові', '', 'uk')).toEqual(['UA']);
+    expect(countries('Американские сенаторы прилетели в Белоруссию', '', 'ru').sort()).toEqual(['BY', 'US']);
+    // A short stem met in lower case is another word: "дате" (date) is not датский (Danish).
+    expect(countries('Договорились о дате встречи', '', 'ru')).toEqual([]);
   });
 
   it('Arabic with and without the article and glued prepositions', () => {
