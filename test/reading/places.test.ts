@@ -97,6 +97,12 @@ describe('readPlaces: ambiguous names', () => {
     expect(countries('Jordan says it intercepted drones over Amman')).toEqual(['JO']);
   });
 
+  it("another language's name that is an English word stays a word in English", () => {
+    expect(countries('Storm batters Island communities')).toEqual([]);
+    expect(countries('Sturm über Island', '', 'de')).toEqual(['IS']);
+    expect(countries('Vladimir Nabokov novel reissued', '', 'en')).toEqual([]);
+  });
+
   it('a city followed by a US state is in the US: "Paris, Texas"', () => {
     const reading = readPlaces('Floods hit Paris, Texas', '', 'en');
     expect(reading.countries).toEqual(['US']);
