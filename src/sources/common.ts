@@ -56,6 +56,9 @@ export function requireArray(root: unknown, key: string, what: string): unknown[
  * entities, so no "billion laughs"); `decodeXmlText` then resolves only the five standard
  * entities and numeric references.
  */
+/** Where the parser keeps CDATA sections apart from text, so they are never entity-decoded. */
+const CDATA = '#cdata';
+
 const xmlParser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '@_',
@@ -73,6 +76,7 @@ const xmlParser = new XMLParser({
   parseTagValue: false,
   parseAttributeValue: false,
   trimValues: true,
+  cdataPropName: CDATA,
   isArray: (name) => name === 'item' || name === 'entry' || name === 'link' || name === 'category',
 });
 
@@ -125,8 +129,11 @@ export function clipRaw(text: string, max: number): string {
 export function xmlText(node: unknown, max = CONTENT_MAX): string {
   if (typeof node === 'string') return decodeXmlText(clipRaw(node, max)).trim();
   if (typeof node === 'number' || typeof node === 'boolean') return String(node);
-  if (isRecord(node) && '#text' in node) return xmlText(node['#text'], max);
-  return '';
+  if (!isRecord(node)) return '';
+  // CDATA is already literal: decoding it as well would decode its HTML's entities twice.
+  const cdata = [node[CDATA]].flat().filter((part) => typeof part === 'string');
+  const text = '#text' in node ? xmlText(node['#text'], max) : '';
+  return [text, clipRaw(cdata.join(''), max).trim()].filter(Boolean).join(' ');
 }
 
 /**
@@ -144,6 +151,8 @@ function stripMarkup(html: string): string {
     html
       .replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
       .replace(/<br\s*\/?>|<\/p>|<\/li>|<\/h\d>/gi, '\n')
+      // Inline tags sit inside words and before punctuation ("<b>Testville</b>, Peru").
+      .replace(/<\/?(a|abbr|b|code|em|font|i|mark|q|s|small|span|strong|sub|sup|u)\b[^>]*>/gi, '')
       .replace(/<[^>]*>/g, ' '),
   )
     .replace(/\u0000/g, '')
