@@ -314,6 +314,18 @@ function stemmedEntry(entry: Entry | undefined, n: number, first: Word, firstSte
   return entry.cap && !first.cap && entry.kind !== 'demonym' ? { ...entry, kind: 'demonym' } : entry;
 }
 
+/** Headline style: most longer words capitalised, so capitals say nothing about names. */
+function titleCase(list: Word[]): boolean {
+  let long = 0;
+  let capitalised = 0;
+  for (const w of list) {
+    if (w.text.length < 4) continue;
+    long++;
+    if (w.cap) capitalised++;
+  }
+  return long > 0 && capitalised / long > 0.6;
+}
+
 /** "Chad Smith", "Michael Jordan": a name glued to other capitalised words is a person's. */
 function inPersonName(list: Word[], f: Found): boolean {
   const next = list[f.to];
@@ -344,6 +356,16 @@ export function readPlaces(title: string, summary: string, lang: string | null):
     if ((a.entry.kind === 'city' || a.entry.kind === 'capital') && b.part === a.part && b.from === a.to && list[a.to - 1]!.commaAfter && b.entry.code !== a.entry.code && (b.entry.kind === 'alias' || b.entry.kind === 'country'))
       dropped.add(a);
   }
+  // "Kobe Bryant", "Leon Windscheid": a one-word city glued to a capitalised word that is no place
+  // is a person's name, where capitals carry meaning (not in German, nor in Title Case headlines).
+  if (index.primary !== 'de')
+    for (const f of found) {
+      if (f.entry.kind !== 'city' || f.to - f.from !== 1) continue;
+      const list = f.part === 0 ? titleWords : summaryWords;
+      const next = list[f.to];
+      const glued = next && !list[f.from]!.breakAfter && /^\p{Lu}\p{Ll}/u.test(next.text) && !found.some((g) => g.part === f.part && g.from === f.to);
+      if (glued && !titleCase(list)) dropped.add(f);
+    }
   const sure = new Set(found.filter((f) => !f.entry.cue && !dropped.has(f)).map((f) => f.entry.code));
   const kept = found.filter((f) => {
     if (dropped.has(f)) return false;

@@ -103,6 +103,11 @@ describe('readPlaces: ambiguous names', () => {
     expect(countries('Vladimir Nabokov novel reissued', '', 'en')).toEqual([]);
   });
 
+  it("a one-word city glued to a capitalised word is a person's name", () => {
+    expect(countries("Authorities want Kobe Bryant's widow to take an exam")).toEqual([]);
+    expect(countries('Flooding in Kobe forces evacuations')).toEqual(['JP']);
+  });
+
   it('a city followed by a US state is in the US: "Paris, Texas"', () => {
     const reading = readPlaces('Floods hit Paris, Texas', '', 'en');
     expect(reading.countries).toEqual(['US']);
