@@ -6,15 +6,15 @@
  * stored signal in place, `retracted` retracts it. Rules: src/sources/README.md, "Identity and
  * revisions", and the README's "Live data".
  */
-import { and, arrayOverlaps, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, arrayOverlaps, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { allowWriteTime, queryRows, type Database } from '../db/client';
-import { signals } from '../db/schema';
+import { signals, sources } from '../db/schema';
 import { retractSignal } from '../signals/sync';
 import { moveSignalContribution, readSignalFacts } from './aggregates';
 import { revisionOf, revisionValence } from '../sources/revision';
 import type { SourceRow } from '../sources/store';
 import { TooManyItemsError } from '../sources/common';
-import type { Connector, ParseContext, SourceItem } from '../sources/types';
+import type { Connector, ParseContext, ParseNotes, SourceItem } from '../sources/types';
 import type { SourceTier } from '../vocab';
 import { ingestSignals, signalColumns } from './pipeline';
 import { turnEvery } from './turns';
@@ -88,9 +88,14 @@ export async function ingestSourceItems(
   for (const [index, raw] of items.entries()) {
     await turn();
     if (cutoff !== null && !raw.retracted && newest(raw) < cutoff) continue;
-    const { external_ids: externalIds, upstream_updated_at: upstream, retracted, ...fields } = raw;
-    void upstream;
-    void retracted;
+    const {
+      external_ids: externalIds,
+      upstream_updated_at: upstream,
+      retracted,
+      classification,
+      ...fields
+    } = raw;
+    void [upstream, retracted, classification];
     const checked = validateItem({
       ...fields,
       language: fields.language ?? source.language ?? undefined,
@@ -209,12 +214,14 @@ async function stampIdentity(db: Database, fresh: (Candidate & { id: string })[]
       id,
       external_ids: raw.external_ids,
       upstream_updated_at: upstreamTime(raw)?.toISOString() ?? null,
+      classification: raw.classification ?? null,
     }));
     const rows = await queryRows<{ id: string }>(
       db,
-      sql`UPDATE signals s SET external_ids = v.external_ids, upstream_updated_at = v.upstream_updated_at
+      sql`UPDATE signals s SET external_ids = v.external_ids, upstream_updated_at = v.upstream_updated_at,
+            classification = v.classification
           FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb)
-            AS v(id uuid, external_ids text[], upstream_updated_at timestamptz)
+            AS v(id uuid, external_ids text[], upstream_updated_at timestamptz, classification jsonb)
           WHERE s.id = v.id
           RETURNING s.id`,
     );
@@ -272,6 +279,7 @@ async function reviseSignal(db: Database, stored: Stored, { item, raw }: Candida
       language: columns.language ?? undefined,
       externalIds: [...new Set([...stored.externalIds, ...raw.external_ids])],
       upstreamUpdatedAt: upstreamTime(raw) ?? stored.upstreamUpdatedAt,
+      classification: raw.classification ?? null,
       // The database's now, as for retractions: sync clients ask for changes since the last
       // `updated_at` they saw.
       updatedAt: sql`now()`,
@@ -315,6 +323,7 @@ export async function ingestDocument(
   now: Date = new Date(),
 ): Promise<UpstreamResult> {
   let items: SourceItem[];
+  const notes: ParseNotes = { unreadLanguage: 0 };
   try {
     items = await readItems(connector, document, {
       source: {
@@ -324,6 +333,7 @@ export async function ingestDocument(
         options: source.options as Record<string, unknown>,
       },
       now,
+      notes,
     });
   } catch (error) {
     // Over the item cap: refused whole, and said so (413 at the admin route), not "unparseable".
@@ -333,7 +343,18 @@ export async function ingestDocument(
       `The document is not a ${connector.name} feed: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  return ingestSourceItems(db, upstreamSource(source), items, { now });
+  const result = await ingestSourceItems(db, upstreamSource(source), items, { now });
+  await recordParseNotes(db, source.id, notes);
+  return result;
+}
+
+/** Adds what a parse left out to the source's health counters (`unread_language` in /sources). */
+export async function recordParseNotes(db: Database, sourceId: string, notes: ParseNotes): Promise<void> {
+  if (notes.unreadLanguage <= 0) return;
+  await db
+    .update(sources)
+    .set({ unreadLanguageItems: sql`${sources.unreadLanguageItems} + ${notes.unreadLanguage}` })
+    .where(eq(sources.id, sourceId));
 }
 
 /** The ingest view of a source row. */

@@ -25,7 +25,7 @@ function fragment(term: string): string {
 
 const DIGITS = '\\d{1,3}(?:[,.\\u00a0\\u202f ]\\d{3})+|\\d+';
 /** Up to this many words between a figure and its casualty word ("44 people were killed"). */
-const GAP = '(?:[\\s,]+(?:[\\p{L}\\p{N}\'’-]+)){0,3}?';
+const GAP = "(?:[\\s,]+(?:[\\p{L}\\p{N}'’-]+)){0,3}?";
 
 export interface CasualtyMatcher {
   kinds: { kind: 'dead' | 'hurt' | 'missing'; after: RegExp | null; before: RegExp | null }[];
@@ -40,7 +40,12 @@ export function casualtyMatcher(rules: LanguageRules): CasualtyMatcher {
   const edge = '(?<![\\p{L}\\p{N}])';
   const end = '(?![\\p{L}\\p{N}])';
   const alt = (terms: readonly string[]): string | null =>
-    terms.length ? `(?:${[...terms].sort((a, b) => b.length - a.length).map(fragment).join('|')})` : null;
+    terms.length
+      ? `(?:${[...terms]
+          .sort((a, b) => b.length - a.length)
+          .map(fragment)
+          .join('|')})`
+      : null;
   const kinds = (['dead', 'hurt', 'missing'] as const).map((kind) => {
     const spec = rules.casualties[kind];
     const after = spec ? alt(spec.after) : null;
@@ -48,10 +53,14 @@ export function casualtyMatcher(rules: LanguageRules): CasualtyMatcher {
     return {
       kind,
       after: after ? new RegExp(`${edge}${num}${GAP}[\\s,]+${after}${end}`, 'giu') : null,
-      before: before ? new RegExp(`${edge}${before}(?:[\\s,:]+[\\p{L}'’-]+){0,4}?[\\s,:]+${num}${end}`, 'giu') : null,
+      before: before
+        ? new RegExp(`${edge}${before}(?:[\\s,:]+[\\p{L}'’-]+){0,4}?[\\s,:]+${num}${end}`, 'giu')
+        : null,
     };
   });
-  const single = rules.casualties.dead?.single?.length ? new RegExp(`${edge}${alt(rules.casualties.dead.single)}${end}`, 'iu') : null;
+  const single = rules.casualties.dead?.single?.length
+    ? new RegExp(`${edge}${alt(rules.casualties.dead.single)}${end}`, 'iu')
+    : null;
   return { kinds, single, numbers };
 }
 
@@ -75,7 +84,8 @@ export function findCasualties(text: string, matcher: CasualtyMatcher): Casualti
       for (const m of text.matchAll(pattern)) {
         const n = figure(m[1] ?? '', matcher.numbers);
         // Years and other large numbers next to a casualty word are dates, not counts.
-        if (n === null || n <= 0 || n > 1_000_000 || (n >= 1900 && n <= 2100 && /^\d{4}$/.test(m[1] ?? ''))) continue;
+        if (n === null || n <= 0 || n > 1_000_000 || (n >= 1900 && n <= 2100 && /^\d{4}$/.test(m[1] ?? '')))
+          continue;
         out[kind] = out[kind] === null ? n : Math.min(out[kind], n);
         out.evidence.push(m[0].trim());
       }

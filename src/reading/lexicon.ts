@@ -20,7 +20,8 @@ export interface Text {
 export const text = (raw: string): Text => ({ raw, lower: raw.toLowerCase().replace(/\s+/g, ' ') });
 
 /** Most terms are absent from most texts: `includes` rules them out before the regex runs. */
-export const has = (term: Term, t: Text): boolean => t.lower.includes(term.core) && term.pattern.test(t.lower);
+export const has = (term: Term, t: Text): boolean =>
+  t.lower.includes(term.core) && term.pattern.test(t.lower);
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -41,7 +42,11 @@ export function compileTerms(terms: readonly string[], prefixes?: readonly strin
   return terms.map((term) => ({
     term,
     pattern: termPattern(term, prefixes),
-    core: term.trim().toLowerCase().replace(/^\*|\*$/g, '').replace(/\s+/g, ' '),
+    core: term
+      .trim()
+      .toLowerCase()
+      .replace(/^\*|\*$/g, '')
+      .replace(/\s+/g, ' '),
   }));
 }
 

@@ -8,7 +8,10 @@ import { locate, type Located } from './locate';
 import { itemLanguage, readNews, type NewsReading } from './read';
 
 /** Stored in `signals.classification` and shown by `GET /api/v1/signals/{id}`. */
-export type Classification = Omit<NewsReading, 'event' | 'gate' | 'score'> & { score: number; version: number };
+export type Classification = Omit<NewsReading, 'event' | 'gate' | 'score'> & {
+  score: number;
+  version: number;
+};
 
 /** Bumped when the rules change meaning, so stored readings can be told apart. */
 export const READING_VERSION = 1;
@@ -27,7 +30,10 @@ export function readNewsItem(input: {
   /** Countries the feed itself gives (ReliefWeb); the text is then not searched for places. */
   countries?: string[];
 }): NewsItemRead {
-  const language = itemLanguage(input.language, input.summary ? `${input.title}. ${input.summary}` : input.title);
+  const language = itemLanguage(
+    input.language,
+    input.summary ? `${input.title}. ${input.summary}` : input.title,
+  );
   const place: Located = input.countries?.length
     ? { countries: input.countries, city: null }
     : locate(input.title, input.summary, language);

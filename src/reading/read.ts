@@ -10,8 +10,17 @@ import type { Layer, SourceTier, Valence } from '../vocab';
 import { findCasualties, type Casualties } from './casualties';
 import gateFile from './data/gate.json';
 import { anyIn, found, has, text as textOf, type Text } from './lexicon';
-import { KINDS, LAYER_DEFAULT_BASE, rulesFor, SUPPORTED_LANGUAGES, type Compiled, type SupportedLanguage } from './rules';
+import {
+  KINDS,
+  LAYER_DEFAULT_BASE,
+  rulesFor,
+  SUPPORTED_LANGUAGES,
+  type Compiled,
+  type SupportedLanguage,
+} from './rules';
 
+/** The gate of items in a language without rules whose layer or place is unclear: counted per source. */
+export const UNREAD_LANGUAGE = 'unread language';
 /** Layer evidence needed to keep an item (headline words count fully, summary words half). */
 export const MIN_LAYER_WEIGHT = 2;
 /** An unsupported language is read with the English rules only when this sure (and a country is named). */
@@ -128,7 +137,12 @@ export function linkGate(link: string | null | undefined): string | null {
 }
 
 /** The gate of one headline in one language: the reason it is not an event, or null. */
-export function headlineGate(rules: Compiled, headline: Text, text: Text, link?: string | null): string | null {
+export function headlineGate(
+  rules: Compiled,
+  headline: Text,
+  text: Text,
+  link?: string | null,
+): string | null {
   // Questions and retrospectives are never reports, whatever they name; other forms yield to hard news.
   const never = rules.never.find((f) => f.pattern.test(headline.raw));
   if (never) return `form: ${never.source}`;
@@ -220,24 +234,47 @@ export function readNews(input: NewsInput): NewsReading {
   const summaryRaw = (input.summary ?? '').slice(0, SUMMARY_PREFIX).trim();
   const raw = summaryRaw ? `${headlineRaw}. ${summaryRaw}` : headlineRaw;
   const language = itemLanguage(input.language, raw);
-  const [headline, summary, text] = [textOf(headlineRaw), summaryRaw ? textOf(summaryRaw) : null, textOf(raw)];
+  const [headline, summary, text] = [
+    textOf(headlineRaw),
+    summaryRaw ? textOf(summaryRaw) : null,
+    textOf(raw),
+  ];
   // No language at all (too short to tell) is read as English, the feeds' lingua franca; a known
   // other language is read with the English rules only under the `unread language` guard below.
   const supported = language === null || isSupported(language);
   const readAs: SupportedLanguage | null = isSupported(language) ? language : supported ? 'en' : null;
   const rules = rulesFor(readAs ?? 'en');
 
+  if (!supported) {
+    // A language without rules: the English words it may carry (names, loanwords) decide, and
+    // only when layer, event kind and place are all plain; otherwise it is counted, not read.
+    const layer = linkGate(input.link) ? null : readLayer(rules, headline, summary);
+    if (!layer || layer.weight < UNREAD_MIN_WEIGHT || !layer.kind || !input.countries?.length) {
+      return notEvent(UNREAD_LANGUAGE, language, null, NO_CASUALTIES);
+    }
+    return scored(rules, input, layer, raw, headline, text, language, null);
+  }
   const gate = headlineGate(rules, headline, text, input.link);
   if (gate) return notEvent(gate, language, readAs, NO_CASUALTIES);
   const layer = readLayer(rules, headline, summary);
   if (!layer || layer.weight < MIN_LAYER_WEIGHT) return notEvent('no layer', language, readAs, NO_CASUALTIES);
   // Topic words without an event ("Covid-19 patients tell their stories") are not a report of one.
-  if (!layer.kind && layer.weight < MIN_WEIGHT_WITHOUT_KIND) return notEvent('no event', language, readAs, NO_CASUALTIES);
-  // Another language read with the English rules: kept only when layer, kind and place are plain.
-  if (!supported && (layer.weight < UNREAD_MIN_WEIGHT || !layer.kind || !input.countries?.length)) {
-    return notEvent('unread language', language, null, NO_CASUALTIES);
-  }
+  if (!layer.kind && layer.weight < MIN_WEIGHT_WITHOUT_KIND)
+    return notEvent('no event', language, readAs, NO_CASUALTIES);
+  return scored(rules, input, layer, raw, headline, text, language, readAs);
+}
 
+/** Score and valence of an item that reports an event. */
+function scored(
+  rules: Compiled,
+  input: NewsInput,
+  layer: LayerRead,
+  raw: string,
+  headline: Text,
+  text: Text,
+  language: string | null,
+  readAs: SupportedLanguage | null,
+): NewsReading {
   const casualties = findCasualties(raw, rules.casualties);
   const hedges = found(rules.hedges, headline);
   const kind = layer.kind ? KINDS[layer.kind] : undefined;

@@ -1,4 +1,5 @@
 import { readNewsItem } from '../reading/news';
+import { UNREAD_LANGUAGE } from '../reading/read';
 import { languageByName } from './classify';
 import { httpUrl, isRecord, item, parseJson, title, content, capItems } from './common';
 import { canonicalLink } from './rss';
@@ -76,6 +77,7 @@ function mapArticle(article: Record<string, unknown>, context: ParseContext): So
     tier: context.source.tier,
   });
   const { reading } = read;
+  if (reading.gate === UNREAD_LANGUAGE && context.notes) context.notes.unreadLanguage += 1;
   if (!reading.event || !reading.layer) return null;
   const url = canonicalLink(link);
   const domain = typeof article.domain === 'string' ? article.domain : new URL(url).hostname;
@@ -91,5 +93,6 @@ function mapArticle(article: Record<string, unknown>, context: ParseContext): So
     published_at: seen,
     source_url: url,
     external_ids: [`gdelt:${url}`],
+    classification: read.classification ?? undefined,
   });
 }

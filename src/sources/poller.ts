@@ -1,12 +1,18 @@
 import type { Deps } from '../deps';
-import { ingestSourceItems, readItems, type UpstreamResult } from '../ingest/upstream';
+import { ingestSourceItems, readItems, recordParseNotes, type UpstreamResult } from '../ingest/upstream';
 import { failureKind, OutboundError, TRUNCATED_HEADER } from '../net/outbound';
 import type { SourceTier } from '../vocab';
 import { TooManyItemsError } from './common';
 import { claimSource, recordFailure, recordSuccess } from './poll-state';
 import type { SourceRow } from './store';
 import { connectorFor } from './registry';
-import { ConnectorError, type ConnectorName, type SourceConfig, type SourceItem } from './types';
+import {
+  ConnectorError,
+  type ConnectorName,
+  type ParseNotes,
+  type SourceConfig,
+  type SourceItem,
+} from './types';
 
 /** Every poll waits at most this long for a feed, connect to last byte. */
 export const POLL_TIMEOUT_MS = 10_000;
@@ -141,8 +147,9 @@ export async function pollSource(
     const document = await response.text();
 
     let items: SourceItem[];
+    const notes: ParseNotes = { unreadLanguage: 0 };
     try {
-      items = await readItems(connector, document, { source: config, now });
+      items = await readItems(connector, document, { source: config, now, notes });
     } catch (error) {
       deps.log.warn('source document unreadable', { source: source.name, detail: String(error) });
       // Refused whole, as the admin ingest refuses it: a partial ingest would depend on the feed's order.
@@ -160,6 +167,7 @@ export async function pollSource(
       deps.log.error('source ingest failed', { source: source.name, error: String(error) });
       throw new PollFailure('ingest_failed');
     }
+    await recordParseNotes(deps.db, source.id, notes);
     await recordSuccess(deps.db, source, {
       now,
       intervalMinutes,

@@ -1,4 +1,5 @@
 import { readNewsItem } from '../reading/news';
+import { UNREAD_LANGUAGE } from '../reading/read';
 import {
   capItems,
   content,
@@ -75,6 +76,7 @@ function mapEntry(entry: Entry, context: ParseContext): SourceItem | null {
     tier: context.source.tier,
   });
   const { reading } = read;
+  if (reading.gate === UNREAD_LANGUAGE && context.notes) context.notes.unreadLanguage += 1;
   if (!reading.event || !reading.layer) return null;
   const url = canonicalLink(link);
   return item({
@@ -89,6 +91,7 @@ function mapEntry(entry: Entry, context: ParseContext): SourceItem | null {
     published_at: entry.published ?? entry.updated ?? context.now.toISOString(),
     source_url: url,
     external_ids: [`rss:${url}`],
+    classification: read.classification ?? undefined,
     upstream_updated_at: entry.updated ?? undefined,
   });
 }
