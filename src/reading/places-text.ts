@@ -18,6 +18,8 @@ export interface Word {
   breakAfter: boolean;
   /** The punctuation right after it, when it is a comma. */
   commaAfter: boolean;
+  /** Joined to the next word by a hyphen ("Iran-backed"). */
+  hyphenAfter: boolean;
 }
 
 const COMBINING = /\p{M}/gu;
@@ -46,12 +48,18 @@ export function fold(text: string): string {
 
 function foldUnicode(lower: string): string {
   let out = lower.normalize('NFD').replace(COMBINING, '').replace(/’/g, "'");
-  if (ARABIC.test(out)) out = out.replace(/[أإآٱ]/g, 'ا').replace(/ى/g, 'ي').replace(/ة/g, 'ه').replace(/ـ/g, '');
+  if (ARABIC.test(out))
+    out = out
+      .replace(/[أإآٱ]/g, 'ا')
+      .replace(/ى/g, 'ي')
+      .replace(/ة/g, 'ه')
+      .replace(/ـ/g, '');
   return out;
 }
 
 /** Acronyms with dots ("U.S.", "EE.UU."), then words with inner hyphens or apostrophes. */
-const WORD = /(?:\p{Lu}\.){2,}|(?:\p{Lu}{1,2}\.\s?){2}\p{Lu}{1,2}\.|[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:['’][\p{L}\p{M}]+)*/gu;
+const WORD =
+  /(?:\p{Lu}\.){2,}|(?:\p{Lu}{1,2}\.\s?){2}\p{Lu}{1,2}\.|[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:['’][\p{L}\p{M}]+)*/gu;
 const UPPER = /^\p{Lu}/u;
 const LOWER = /^\p{Ll}/u;
 
@@ -78,6 +86,7 @@ export function words(text: string): Word[] {
       possessive,
       breakAfter: possessive,
       commaAfter: false,
+      hyphenAfter: false,
     };
     out.push(previous);
     previousEnd = start + match[0].length;
@@ -91,6 +100,7 @@ const isApostrophe = (code: number): boolean => code === 39 || code === 0x2019;
 const BREAKS = new Set([...'.!?;:()"«»“”|–—\n\r'].map((c) => c.charCodeAt(0)));
 
 function markGap(word: Word, text: string, from: number, to: number): void {
+  if (to === from + 1 && text.charCodeAt(from) === 45) word.hyphenAfter = true;
   for (let k = from; k < to; k++) {
     const code = text.charCodeAt(k);
     if (code === 44) word.commaAfter = true;
@@ -105,11 +115,68 @@ export type StemRule = 'none' | 'slavic' | 'de' | 'arabic';
  * endings. Folded like the text (й → и, ї → і, ё → е).
  */
 const SLAVIC_ENDINGS = [
-  ...['ского', 'скому', 'ским', 'ских', 'ской', 'ская', 'ское', 'ские', 'скую', 'ский', 'скои', 'ськоі', 'ського', 'ському', 'ським', 'ських', 'ській', 'ська', 'ське', 'ські', 'ську', 'ський'].flatMap(
-    (e) => ['и' + e, 'ь' + e, e],
-  ),
-  'ого', 'ому', 'ими', 'ами', 'ями', 'ею', 'ою', 'ам', 'ям', 'ах', 'ях', 'ов', 'ев', 'ой', 'ей', 'ом', 'ем', 'ым', 'ых', 'ую', 'юю', 'ая', 'яя', 'ое', 'ее', 'ые', 'ью',
-  'а', 'я', 'у', 'ю', 'е', 'и', 'ы', 'о', 'і', 'є', 'ь',
+  ...[
+    'ского',
+    'скому',
+    'ским',
+    'ских',
+    'ской',
+    'ская',
+    'ское',
+    'ские',
+    'скую',
+    'ский',
+    'скои',
+    'ськоі',
+    'ського',
+    'ському',
+    'ським',
+    'ських',
+    'ській',
+    'ська',
+    'ське',
+    'ські',
+    'ську',
+    'ський',
+  ].flatMap((e) => ['и' + e, 'ь' + e, e]),
+  'ого',
+  'ому',
+  'ими',
+  'ами',
+  'ями',
+  'ею',
+  'ою',
+  'ам',
+  'ям',
+  'ах',
+  'ях',
+  'ов',
+  'ев',
+  'ой',
+  'ей',
+  'ом',
+  'ем',
+  'ым',
+  'ых',
+  'ую',
+  'юю',
+  'ая',
+  'яя',
+  'ое',
+  'ее',
+  'ые',
+  'ью',
+  'а',
+  'я',
+  'у',
+  'ю',
+  'е',
+  'и',
+  'ы',
+  'о',
+  'і',
+  'є',
+  'ь',
 ].map(fold);
 /** Endings by their last letter, longest first: one short list to try per word. */
 const SLAVIC = new Map<string, string[]>();

@@ -94,7 +94,14 @@ interface Index {
   speak: Set<string>;
 }
 
-const KIND_RANK: Record<PlaceKind, number> = { country: 0, alias: 1, capital: 2, city: 2, demonym: 3, actor: 4 };
+const KIND_RANK: Record<PlaceKind, number> = {
+  country: 0,
+  alias: 1,
+  capital: 2,
+  city: 2,
+  demonym: 3,
+  actor: 4,
+};
 
 const indexes = new Map<string, Index>();
 let stateKeys: Set<string> | undefined;
@@ -113,7 +120,16 @@ function indexFor(lang: string | null): Index {
 }
 
 function buildIndex(langs: string[]): Index {
-  const index: Index = { exact: new Map(), stemmed: new Map(), prefixes: new Set(), stemPrefixes: new Set(), rules: new Set(), primary: langs.length > 2 ? '*' : langs[0]!, where: new Set(), speak: new Set() };
+  const index: Index = {
+    exact: new Map(),
+    stemmed: new Map(),
+    prefixes: new Set(),
+    stemPrefixes: new Set(),
+    rules: new Set(),
+    primary: langs.length > 2 ? '*' : langs[0]!,
+    where: new Set(),
+    speak: new Set(),
+  };
   const ambiguousStems = new Set<string>();
   for (const lang of langs) {
     const data = DATA[lang]!;
@@ -140,7 +156,13 @@ function buildIndex(langs: string[]): Index {
         confirm: cue.has(key) && code !== 'US' && usStateKeys().has(key),
       };
       put(index.exact, key, entry);
-      for (let n = 1; n < tokens.length; n++) index.prefixes.add(tokens.slice(0, n).map((t) => t.key).join(' '));
+      for (let n = 1; n < tokens.length; n++)
+        index.prefixes.add(
+          tokens
+            .slice(0, n)
+            .map((t) => t.key)
+            .join(' '),
+        );
       if (rule === 'arabic')
         for (const variant of arabicVariants(tokens[0]!.key).slice(1)) {
           const rest = tokens.slice(1).map((t) => ` ${t.key}`);
@@ -158,7 +180,8 @@ function buildIndex(langs: string[]): Index {
           else put(index.stemmed, stemKey, entry);
         }
       }
-      if (tokens.length === 1 && (kind === 'country' || kind === 'alias')) addDemonyms(display, rule, code, add);
+      if (tokens.length === 1 && (kind === 'country' || kind === 'alias'))
+        addDemonyms(display, rule, code, add);
     };
     for (const [name, code] of Object.entries(data.names)) add(name, 'country', code);
     for (const [name, code] of Object.entries(data.aliases)) add(name, 'alias', code);
@@ -188,10 +211,21 @@ function put(map: Map<string, Entry>, key: string, entry: Entry): void {
  * Arabic nisba "-ي" ("سوريا" → "سوري", "السودان" → "سوداني"). Slavic adjectives need none: their
  * stem is the name's ("сирийский" and "Сирия" both reduce to "сири").
  */
-function addDemonyms(name: string, rule: StemRule, code: string, add: (d: string, k: PlaceKind, c: string) => void): void {
+function addDemonyms(
+  name: string,
+  rule: StemRule,
+  code: string,
+  add: (d: string, k: PlaceKind, c: string) => void,
+): void {
   const key = fold(name);
   if (rule === 'de' && key.length >= 4) {
-    const base = key.endsWith('ien') ? key.slice(0, -2) + 'sch' : key.endsWith('land') ? key.slice(0, -4) + 'isch' : /[ae]$/.test(key) ? key.slice(0, -1) + 'isch' : key + 'isch';
+    const base = key.endsWith('ien')
+      ? key.slice(0, -2) + 'sch'
+      : key.endsWith('land')
+        ? key.slice(0, -4) + 'isch'
+        : /[ae]$/.test(key)
+          ? key.slice(0, -1) + 'isch'
+          : key + 'isch';
     add(base, 'demonym', code);
   }
   if (rule === 'arabic') {
@@ -214,10 +248,52 @@ interface Found {
   /** After a scene word ("in", "strikes on"), or Arabic "بـ" (in) glued to the name. */
   cued: boolean;
   speaker: boolean;
+  /** "Iran-backed", "Liberian-flagged", "Indian-origin": describes something else, is not a subject. */
+  modifier: boolean;
 }
 
+/** Second halves of English hyphenated modifiers made from a place name. */
+const HYPHEN_MODIFIERS = new Set(
+  'backed led based linked made born owned run controlled funded allied aligned held affiliated sponsored bound flagged registered origin born-and-raised'.split(' '),
+);
+
 const SKIP_BEFORE = new Set(
-  ['the', 'a', 'an', 'le', 'la', 'les', "l'", 'el', 'los', 'las', 'der', 'die', 'das', 'dem', 'den', 'des', 'o', 'os', 'as', 'do', 'da', 'city', 'capital', 'northern', 'southern', 'eastern', 'western', 'central', 'north', 'south', 'east', 'west', 'occupied', 'war-torn'].map(fold),
+  [
+    'the',
+    'a',
+    'an',
+    'le',
+    'la',
+    'les',
+    "l'",
+    'el',
+    'los',
+    'las',
+    'der',
+    'die',
+    'das',
+    'dem',
+    'den',
+    'des',
+    'o',
+    'os',
+    'as',
+    'do',
+    'da',
+    'city',
+    'capital',
+    'northern',
+    'southern',
+    'eastern',
+    'western',
+    'central',
+    'north',
+    'south',
+    'east',
+    'west',
+    'occupied',
+    'war-torn',
+  ].map(fold),
 );
 
 const CYRILLIC = /[\u0400-\u04ff]/;
@@ -228,7 +304,7 @@ function matchPart(list: Word[], part: 0 | 1, offset: number, index: Index, out:
   // German endings are cut only in German text: elsewhere "Islands" would become "Island" (Iceland).
   const german = index.primary === 'de';
   const arabic = index.rules.has('arabic');
-  for (let i = 0; i < list.length; ) {
+  for (let i = 0; i < list.length;) {
     const first = list[i]!;
     let best: { entry: Entry; length: number } | null = null;
     let key = first.key;
@@ -250,12 +326,22 @@ function matchPart(list: Word[], part: 0 | 1, offset: number, index: Index, out:
       if (n > 1) {
         key = `${key} ${word.key}`;
         if (stemming) {
-          const s = slavic && CYRILLIC.test(word.key) ? stem(word.key, 'slavic') : german ? stem(word.key, 'de') : word.key;
+          const s =
+            slavic && CYRILLIC.test(word.key)
+              ? stem(word.key, 'slavic')
+              : german
+                ? stem(word.key, 'de')
+                : word.key;
           stemKey = `${stemKey} ${s}`;
         }
       }
       const exact = index.exact.get(key);
-      const entry = exact && exact.words === n && accepts(exact, first, false, firstStem) ? exact : stemming ? stemmedEntry(index.stemmed.get(stemKey), n, first, firstStem) : null;
+      const entry =
+        exact && exact.words === n && accepts(exact, first, false, firstStem)
+          ? exact
+          : stemming
+            ? stemmedEntry(index.stemmed.get(stemKey), n, first, firstStem)
+            : null;
       if (entry) best = { entry, length: n };
       if (word.breakAfter) break;
       if (!index.prefixes.has(key) && !(stemming && index.stemPrefixes.has(stemKey))) break;
@@ -275,7 +361,10 @@ function matchPart(list: Word[], part: 0 | 1, offset: number, index: Index, out:
       if (index.speak.has(list[j]!.key)) speaker = true;
       if (list[j]!.breakAfter || speaker) break;
     }
+    const last = list[to - 1]!;
+    const modifier = last.hyphenAfter && HYPHEN_MODIFIERS.has(list[to]?.key ?? '');
     out.push({
+      modifier,
       entry: best.entry,
       text: list
         .slice(from, to)
@@ -330,8 +419,12 @@ function titleCase(list: Word[]): boolean {
 function inPersonName(list: Word[], f: Found): boolean {
   const next = list[f.to];
   const previous = list[f.from - 1];
-  const capitalisedNeighbour = (w: Word | undefined, gapBreaks: boolean): boolean => !!w && w.cap && /^\p{Lu}\p{Ll}/u.test(w.text) && !gapBreaks;
-  return capitalisedNeighbour(next, list[f.to - 1]!.breakAfter) || capitalisedNeighbour(previous, !!previous?.breakAfter);
+  const capitalisedNeighbour = (w: Word | undefined, gapBreaks: boolean): boolean =>
+    !!w && w.cap && /^\p{Lu}\p{Ll}/u.test(w.text) && !gapBreaks;
+  return (
+    capitalisedNeighbour(next, list[f.to - 1]!.breakAfter) ||
+    capitalisedNeighbour(previous, !!previous?.breakAfter)
+  );
 }
 
 /**
@@ -353,7 +446,14 @@ export function readPlaces(title: string, summary: string, lang: string | null):
     const a = found[k]!;
     const b = found[k + 1]!;
     const list = a.part === 0 ? titleWords : summaryWords;
-    if ((a.entry.kind === 'city' || a.entry.kind === 'capital') && b.part === a.part && b.from === a.to && list[a.to - 1]!.commaAfter && b.entry.code !== a.entry.code && (b.entry.kind === 'alias' || b.entry.kind === 'country'))
+    if (
+      (a.entry.kind === 'city' || a.entry.kind === 'capital') &&
+      b.part === a.part &&
+      b.from === a.to &&
+      list[a.to - 1]!.commaAfter &&
+      b.entry.code !== a.entry.code &&
+      (b.entry.kind === 'alias' || b.entry.kind === 'country')
+    )
       dropped.add(a);
   }
   // "Kobe Bryant", "Leon Windscheid": a one-word city glued to a capitalised word that is no place
@@ -363,7 +463,11 @@ export function readPlaces(title: string, summary: string, lang: string | null):
       if (f.entry.kind !== 'city' || f.to - f.from !== 1) continue;
       const list = f.part === 0 ? titleWords : summaryWords;
       const next = list[f.to];
-      const glued = next && !list[f.from]!.breakAfter && /^\p{Lu}\p{Ll}/u.test(next.text) && !found.some((g) => g.part === f.part && g.from === f.to);
+      const glued =
+        next &&
+        !list[f.from]!.breakAfter &&
+        /^\p{Lu}\p{Ll}/u.test(next.text) &&
+        !found.some((g) => g.part === f.part && g.from === f.to);
       if (glued && !titleCase(list)) dropped.add(f);
     }
   const sure = new Set(found.filter((f) => !f.entry.cue && !dropped.has(f)).map((f) => f.entry.code));
@@ -375,8 +479,10 @@ export function readPlaces(title: string, summary: string, lang: string | null):
     return (f.cued && !f.entry.confirm) || sure.has(f.entry.code);
   });
 
-  const title0 = kept.filter((f) => f.part === 0);
-  const summary0 = kept.filter((f) => f.part === 1);
+  // A place that only describes something ("Iran-backed militia") is kept only if nothing else is named.
+  const subjects = (list: Found[]) => (list.some((f) => !f.modifier) ? list.filter((f) => !f.modifier) : list);
+  const title0 = subjects(kept.filter((f) => f.part === 0));
+  const summary0 = subjects(kept.filter((f) => f.part === 1));
   const pickWhere = (list: Found[]): Found | undefined => {
     const placeKinds = (f: Found) => f.entry.kind !== 'actor' && f.entry.kind !== 'demonym';
     return (
@@ -396,13 +502,19 @@ export function readPlaces(title: string, summary: string, lang: string | null):
   for (const f of keepFrom) if (!countries.includes(f.entry.code)) countries.push(f.entry.code);
 
   const mentioned: string[] = [];
-  for (const f of kept) if (!countries.includes(f.entry.code) && !mentioned.includes(f.entry.code)) mentioned.push(f.entry.code);
+  for (const f of kept)
+    if (!countries.includes(f.entry.code) && !mentioned.includes(f.entry.code)) mentioned.push(f.entry.code);
 
   const matches: PlaceMatch[] = kept.map((f) => ({
     text: f.text,
     code: f.entry.code,
     kind: f.entry.kind,
-    role: f === whereFound || (f.entry.code === where && f.cued) ? 'where' : countries.includes(f.entry.code) ? 'actor' : 'mentioned',
+    role:
+      f === whereFound || (f.entry.code === where && f.cued)
+        ? 'where'
+        : countries.includes(f.entry.code)
+          ? 'actor'
+          : 'mentioned',
     start: f.start,
   }));
 
@@ -445,7 +557,10 @@ export function englishPlaceNames(): PlaceName[] {
   for (const region of Object.keys(en.regions)) out.push({ alias: region, name: region });
   // Cities that are also common words or names (Nice, Reading, Mobile) are left to the context rules.
   const ambiguous = new Set(en.cue.map(fold));
-  for (const [alias, i] of [...Object.entries(en.cities), ...CITIES.map((city, i) => [city[0], i] as const)]) {
+  for (const [alias, i] of [
+    ...Object.entries(en.cities),
+    ...CITIES.map((city, i) => [city[0], i] as const),
+  ]) {
     const city = CITIES[i];
     if (city && !ambiguous.has(fold(alias))) out.push({ alias, name: city[0] });
   }

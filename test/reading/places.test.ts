@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { readPlaces } from '../../src/reading/places';
 
-const countries = (title: string, summary = '', lang: string | null = 'en') => readPlaces(title, summary, lang).countries;
+const countries = (title: string, summary = '', lang: string | null = 'en') =>
+  readPlaces(title, summary, lang).countries;
 
 describe('readPlaces: what names a country', () => {
   it('a demonym gives its country', () => {
@@ -12,13 +13,20 @@ describe('readPlaces: what names a country', () => {
   });
 
   it('a capital gives its country and its coordinates', () => {
-    const reading = readPlaces('Suicide bombing at Damascus church kills 25, Syrian authorities say', '', 'en');
+    const reading = readPlaces(
+      'Suicide bombing at Damascus church kills 25, Syrian authorities say',
+      '',
+      'en',
+    );
     expect(reading.countries).toEqual(['SY']);
     expect(reading.where).toBe('SY');
     expect(reading.city).toMatchObject({ name: 'Damascus', country: 'SY' });
     expect(reading.city!.lat).toBeCloseTo(33.51, 1);
     expect(reading.city!.lng).toBeCloseTo(36.29, 1);
-    expect(reading.matches.find((m) => m.text === 'Damascus')).toMatchObject({ kind: 'capital', role: 'where' });
+    expect(reading.matches.find((m) => m.text === 'Damascus')).toMatchObject({
+      kind: 'capital',
+      role: 'where',
+    });
   });
 
   it('a large city that is not a capital gives its country and coordinates', () => {
@@ -31,7 +39,10 @@ describe('readPlaces: what names a country', () => {
   it('a well-known actor stands for its country', () => {
     expect(countries('Houthis claim missile attack on cargo ship')).toEqual(['YE']);
     expect(countries('Kremlin rejects ceasefire plan')).toEqual(['RU']);
-    expect(readPlaces('IDF says troops killed in ambush', '', 'en').matches[0]).toMatchObject({ code: 'IL', kind: 'actor' });
+    expect(readPlaces('IDF says troops killed in ambush', '', 'en').matches[0]).toMatchObject({
+      code: 'IL',
+      kind: 'actor',
+    });
   });
 
   it('acronyms match only as written: "US" is a country, "us" is not', () => {
@@ -43,14 +54,20 @@ describe('readPlaces: what names a country', () => {
 describe('readPlaces: languages', () => {
   it('French, Spanish and Portuguese names and demonyms', () => {
     expect(countries('Séisme au Maroc : des centaines de morts', '', 'fr')).toEqual(['MA']);
-    expect(countries('La Russie dit avoir détruit des navires ukrainiens', '', 'fr').sort()).toEqual(['RU', 'UA']);
+    expect(countries('La Russie dit avoir détruit des navires ukrainiens', '', 'fr').sort()).toEqual([
+      'RU',
+      'UA',
+    ]);
     expect(countries('Terremoto sacude el sur de México', '', 'es')).toEqual(['MX']);
     expect(countries('Explosão em Moçambique deixa mortos', '', 'pt')).toEqual(['MZ']);
     expect(countries('Oposição venezuelana denuncia prisões', '', 'pt')).toEqual(['VE']);
   });
 
   it('German genitive and adjective forms', () => {
-    expect(countries('Syriens Übergangsregierung trifft iranische Delegation', '', 'de')).toEqual(['SY', 'IR']);
+    expect(countries('Syriens Übergangsregierung trifft iranische Delegation', '', 'de')).toEqual([
+      'SY',
+      'IR',
+    ]);
     expect(countries('Musk mischt sich in deutschen Wahlkampf ein', '', 'de')).toEqual(['DE']);
     expect(readPlaces('Anschlag auf Weihnachtsmarkt in Magdeburg', '', 'de').city?.name).toBe('Magdeburg');
     expect(countries('Nordsyrien: Gefechte zwischen Milizen', '', 'de')).toEqual(['SY']);
@@ -132,6 +149,13 @@ describe('readPlaces: where it happens and who is kept', () => {
     expect(reading.countries).toEqual(['IR', 'IL']);
   });
 
+  it('a place used as a modifier ("Iran-backed") is mentioned when a subject is named', () => {
+    const reading = readPlaces('Iran-backed Houthis attack tanker', '', 'en');
+    expect(reading.countries).toEqual(['YE']);
+    expect(reading.mentioned).toEqual(['IR']);
+    expect(countries('Iran-backed militia claims attack')).toEqual(['IR']);
+  });
+
   it('countries named only in the summary of a titled place are mentioned, not kept', () => {
     const reading = readPlaces(
       'Nato summit in Brussels weighs defence spending',
@@ -144,7 +168,11 @@ describe('readPlaces: where it happens and who is kept', () => {
   });
 
   it('a title with no place takes the scene from the summary', () => {
-    const reading = readPlaces('Dozens killed as floods sweep villages', 'Rescuers in Pakistan search for survivors.', 'en');
+    const reading = readPlaces(
+      'Dozens killed as floods sweep villages',
+      'Rescuers in Pakistan search for survivors.',
+      'en',
+    );
     expect(reading.countries).toEqual(['PK']);
     expect(reading.where).toBe('PK');
   });
