@@ -475,7 +475,7 @@ export function readPlaces(title: string, summary: string, lang: string | null):
     if (dropped.has(f)) return false;
     if (!f.entry.cue) return true;
     const list = f.part === 0 ? titleWords : summaryWords;
-    if (inPersonName(list, f)) return false;
+    if (!titleCase(list) && inPersonName(list, f)) return false;
     return (f.cued && !f.entry.confirm) || sure.has(f.entry.code);
   });
 

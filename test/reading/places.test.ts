@@ -105,6 +105,7 @@ describe('readPlaces: ambiguous names', () => {
     expect(countries('Chad Smith wins award')).toEqual([]);
     expect(countries('Michael Jordan buys basketball team')).toEqual([]);
     expect(countries('Clashes in Chad leave 12 dead')).toEqual(['TD']);
+    expect(countries('Clashes In Chad Leave 12 Dead')).toEqual(['TD']);
     expect(countries('Protests spread in Tbilisi and across Georgia')).toEqual(['GE']);
     // Georgia is also a US state: a scene word alone does not tell which.
     expect(countries('Storms cause damage in Georgia')).toEqual([]);
