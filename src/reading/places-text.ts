@@ -57,9 +57,9 @@ function foldUnicode(lower: string): string {
   return out;
 }
 
-/** Acronyms with dots ("U.S.", "EE.UU."), then words with inner hyphens or apostrophes. */
+/** Acronyms with dots ("U.S.", "EE.UU.", "EE. UU."), then words with inner hyphens or apostrophes. */
 const WORD =
-  /(?:\p{Lu}\.){2,}|(?:\p{Lu}{1,2}\.\s?){2}\p{Lu}{1,2}\.|[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:['’][\p{L}\p{M}]+)*/gu;
+  /(?:\p{Lu}{1,2}\.\s?){2,}(?<!\s)|[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:['’][\p{L}\p{M}]+)*/gu;
 const UPPER = /^\p{Lu}/u;
 const LOWER = /^\p{Ll}/u;
 

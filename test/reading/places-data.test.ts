@@ -31,8 +31,10 @@ describe('the generated gazetteer', () => {
     for (const lang of PLACE_LANGUAGES) {
       const table = await data(lang);
       for (const kind of ['names', 'aliases', 'regions', 'demonyms', 'actors'])
-        for (const code of Object.values(table[kind] as Record<string, string>)) expect(isCountryCode(code), `${lang} ${kind} ${code}`).toBe(true);
-      for (const index of Object.values(table.cities as Record<string, number>)) expect(cities[index]).toBeDefined();
+        for (const code of Object.values(table[kind] as Record<string, string>))
+          expect(isCountryCode(code), `${lang} ${kind} ${code}`).toBe(true);
+      for (const index of Object.values(table.cities as Record<string, number>))
+        expect(cities[index]).toBeDefined();
     }
   });
 
@@ -48,8 +50,12 @@ describe('the generated gazetteer', () => {
   });
 
   it('keeps every capital with coordinates', () => {
-    const capitals = (world.cities as unknown as [string, string, number, number, number][]).filter((c) => c[4] === 1);
+    const capitals = (world.cities as unknown as [string, string, number, number, number][]).filter(
+      (c) => c[4] === 1,
+    );
     expect(capitals.length).toBeGreaterThan(200);
-    expect(capitals.map((c) => c[0])).toEqual(expect.arrayContaining(['Damascus', 'Kyiv', 'Khartoum', 'Tehran']));
+    expect(capitals.map((c) => c[0])).toEqual(
+      expect.arrayContaining(['Damascus', 'Kyiv', 'Khartoum', 'Tehran']),
+    );
   });
 });

@@ -59,6 +59,7 @@ describe('readPlaces: languages', () => {
       'UA',
     ]);
     expect(countries('Terremoto sacude el sur de México', '', 'es')).toEqual(['MX']);
+    expect(countries('EE.UU. impone sanciones a Venezuela', '', 'es').sort()).toEqual(['US', 'VE']);
     expect(countries('Explosão em Moçambique deixa mortos', '', 'pt')).toEqual(['MZ']);
     expect(countries('Oposição venezuelana denuncia prisões', '', 'pt')).toEqual(['VE']);
   });
