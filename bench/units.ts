@@ -2,7 +2,8 @@
  * `npm run bench` (first part): how fast the units whose speed matters are, printed as figures.
  * Tests assert only behaviour; the timings they used to assert live here, with no pass/fail:
  * entity extraction on long texts (linear, so 10k and 50k characters should scale ~5×), the
- * place reader over 1,000 news-length items in four languages (items per second), demo
+ * place reader and the whole news reading over 1,000 news-length items in four languages (items
+ * per second), demo
  * data generation, a webhook delivery to a receiver that never answers (given up at its
  * timeout), and a store call that hangs (given up at its deadline).
  */
@@ -10,6 +11,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateDemoSignals } from '../src/ingest/demo';
 import { extractEntities } from '../src/ingest/entities';
+import { readNewsItem } from '../src/reading/news';
 import { readPlaces } from '../src/reading/places';
 import { withDeadline } from '../src/store/deadline';
 import { sendDelivery } from '../src/webhooks/deliver';
@@ -80,6 +82,16 @@ const placesMs = await median(5, () => {
 });
 record('readPlaces, 1,000 news-length items', placesMs);
 console.log(`${'readPlaces, items per second'.padEnd(58)} ${Math.round(1_000 / (placesMs / 1_000)).toLocaleString('en').padStart(9)}`);
+
+// The whole news reading (gate, layer and kind, casualties, score, places) of the same items.
+const readItem = (item: (typeof items)[number]) =>
+  readNewsItem({ title: item.title, summary: item.summary, link: null, language: item.lang, tier: 'core' });
+for (const item of items) readItem(item);
+const newsMs = await median(5, () => {
+  for (const item of items) readItem(item);
+});
+record('readNewsItem (classify), 1,000 news-length items', newsMs);
+console.log(`${'readNewsItem (classify), items per second'.padEnd(58)} ${Math.round(1_000 / (newsMs / 1_000)).toLocaleString('en').padStart(9)}`);
 
 for (const count of [6_000, 100_000]) {
   record(

@@ -28,7 +28,13 @@ const DIGITS = '\\d{1,3}(?:[,.\\u00a0\\u202f ]\\d{3})+|\\d+';
 const GAP = "(?:[\\s,]+(?:[\\p{L}\\p{N}'’-]+)){0,3}?";
 
 export interface CasualtyMatcher {
-  kinds: { kind: 'dead' | 'hurt' | 'missing'; after: RegExp | null; before: RegExp | null }[];
+  kinds: {
+    kind: 'dead' | 'hurt' | 'missing';
+    after: RegExp | null;
+    before: RegExp | null;
+    /** The casualty words' letters: a text with none of them skips the patterns. */
+    cores: string[];
+  }[];
   single: RegExp | null;
   numbers: Map<string, number>;
 }
@@ -50,8 +56,10 @@ export function casualtyMatcher(rules: LanguageRules): CasualtyMatcher {
     const spec = rules.casualties[kind];
     const after = spec ? alt(spec.after) : null;
     const before = spec ? alt(spec.before) : null;
+    const cores = spec ? [...spec.after, ...spec.before].map((w) => w.replace(/\*$/, '').toLowerCase()) : [];
     return {
       kind,
+      cores,
       after: after ? new RegExp(`${edge}${num}${GAP}[\\s,]+${after}${end}`, 'giu') : null,
       before: before
         ? new RegExp(`${edge}${before}(?:[\\s,:]+[\\p{L}'’-]+){0,4}?[\\s,:]+${num}${end}`, 'giu')
@@ -77,7 +85,9 @@ export function figure(text: string, numbers: Map<string, number>): number | nul
 /** Casualties in a text (headline and summary): bounded by the text, one pass per pattern. */
 export function findCasualties(text: string, matcher: CasualtyMatcher): Casualties {
   const out: Casualties = { dead: null, hurt: null, missing: null, evidence: [] };
-  for (const { kind, after, before } of matcher.kinds) {
+  const lower = text.toLowerCase();
+  for (const { kind, after, before, cores } of matcher.kinds) {
+    if (!cores.some((core) => lower.includes(core))) continue;
     for (const pattern of [after, before]) {
       if (!pattern) continue;
       pattern.lastIndex = 0;
