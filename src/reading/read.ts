@@ -4,6 +4,7 @@
  * Pure and linear in the text: a fixed set of regexes per language, each run once. The formula
  * and its tables are written down in ./README.md.
  */
+import { detectAll } from 'tinyld/light';
 import { detectLanguage } from '../sources/common';
 import { CRISIS_THRESHOLD, finalScore, TIER_ADJUSTMENT } from '../sources/scoring';
 import type { Layer, SourceTier, Valence } from '../vocab';
@@ -11,6 +12,7 @@ import { findCasualties, type Casualties } from './casualties';
 import gateFile from './data/gate.json';
 import { anyIn, found, has, text as textOf, type Text } from './lexicon';
 import {
+  FUNCTION_WORDS,
   KINDS,
   LAYER_DEFAULT_BASE,
   rulesFor,
@@ -89,8 +91,24 @@ export function itemLanguage(tag: string | null | undefined, text: string): stri
   const given = tag?.trim().toLowerCase().split(/[-_]/)[0];
   if (given && /^[a-z]{2,3}$/.test(given)) return given;
   const prefix = text.slice(0, DETECT_PREFIX);
-  const detected = detectLanguage(prefix)?.split('-')[0] ?? null;
+  let detected = detectLanguage(prefix)?.split('-')[0] ?? null;
+  if (detected !== null && !isSupported(detected)) detected = supportedRunnerUp(prefix) ?? detected;
   return detected === 'ru' || detected === 'uk' ? cyrillicLanguage(prefix) : detected;
+}
+
+/**
+ * A supported language the detector ranks close behind an unsupported first guess: on short
+ * headlines it often names a neighbour ("sv" for an English headline on a Nepal flood).
+ */
+function supportedRunnerUp(text: string): string | null {
+  const words = text.toLowerCase().split(/[^\p{L}]+/u);
+  for (const [lang, known] of FUNCTION_WORDS) {
+    if (words.filter((w) => known.has(w)).length >= 2) return lang;
+  }
+  const ranked = detectAll(text.replace(/[^\p{L}\s]/gu, ' ')).slice(0, 3);
+  const best = ranked[0]?.accuracy ?? 0;
+  const close = ranked.find((r) => isSupported(r.lang) && r.accuracy >= best / 2);
+  return close?.lang ?? null;
 }
 
 /**

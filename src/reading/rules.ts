@@ -24,6 +24,8 @@ interface CasualtyWords {
 /** The shape of a data/<lang>/reading.json file. */
 export interface LanguageRules {
   prefixes?: string[];
+  /** Frequent words of the language, to overrule a detector's guess on short text. */
+  functionWords?: string[];
   layers: Record<string, Record<string, number>>;
   kinds: Record<string, string[]>;
   gate: { forms: string[]; never: string[]; topics: string[]; hard: string[] };
@@ -110,3 +112,8 @@ export function rulesFor(lang: SupportedLanguage): Compiled {
   compiled.set(lang, c);
   return c;
 }
+
+/** Languages whose function words can overrule the detector, with those words. */
+export const FUNCTION_WORDS: [SupportedLanguage, Set<string>][] = Object.entries(FILES)
+  .filter(([, file]) => file.functionWords?.length)
+  .map(([lang, file]) => [lang as SupportedLanguage, new Set(file.functionWords)]);

@@ -147,6 +147,8 @@ describe('language', () => {
   it('takes the feed tag, else detects on a prefix, and tells Ukrainian from Russian by letters', () => {
     expect(itemLanguage('pt-BR', 'anything')).toBe('pt');
     expect(cyrillicLanguage('Обстріли тривають у кількох областях')).toBe('uk');
+    // English function words overrule a detector's guess on a headline full of names
+    expect(itemLanguage(null, 'Kishor jabs Choudhary over the road to Patna after the vote')).toBe('en');
     expect(cyrillicLanguage('Обстрелы продолжаются в нескольких областях, эвакуация')).toBe('ru');
   });
 
