@@ -24,6 +24,7 @@ interface SourceRow {
   last_error: string | null;
   consecutive_failures: number;
   last_poll_items: number | null;
+  unread_language_items: number;
   regions: { name: string; signal_count: number }[] | null;
   layers: { name: string; signal_count: number }[] | null;
 }
@@ -40,6 +41,7 @@ export async function listSources(db: Database, q: SourceQuery) {
     sql`SELECT s.id, s.name, s.url, s.tier, s.language, s.signal_count::int AS signal_count, s.last_seen_at,
           s.connector, s.enabled, s.last_polled_at, s.last_success_at, s.last_error,
           s.consecutive_failures::int AS consecutive_failures, s.last_poll_items,
+          s.unread_language_items::int AS unread_language_items,
           (SELECT json_agg(json_build_object('name', r.region, 'signal_count', r.n) ORDER BY r.n DESC, r.region)
              FROM (SELECT region, sum(signal_count)::int AS n FROM source_coverage
                    WHERE source_id = s.id AND region <> '' GROUP BY region) r) AS regions,
@@ -74,5 +76,6 @@ export async function listSources(db: Database, q: SourceQuery) {
     last_error: r.last_error,
     consecutive_failures: r.consecutive_failures,
     last_poll_items: r.last_poll_items,
+    unread_language: r.unread_language_items,
   }));
 }

@@ -344,7 +344,7 @@ export interface paths {
         put?: never;
         /**
          * Ingest one raw feed document with a connector
-         * @description The body is one feed document exactly as the feed serves it (GeoJSON, RSS/Atom XML, JSON), up to 10 MiB, any content type. It is parsed with the connector and ingested under `source` (default: the connector's first catalogue source, created if missing), with no age cut-off: a backfill keeps old items with their own dates. Known items are duplicates, or revised in place, or retracted (see docs/live-sources.md). A document that does not parse is a 400 `unparseable_document` and ingests nothing.
+         * @description The body is one feed document exactly as the feed serves it (GeoJSON, RSS/Atom XML, JSON), up to 10 MiB, any content type. It is parsed with the connector and ingested under `source` (default: the connector's first catalogue source, created if missing), with no age cut-off: a backfill keeps old items with their own dates. Known items are duplicates, or revised in place, or retracted (see docs/live-sources.md). A document that does not parse is a 400 `unparseable_document`, and one with more than 5,000 items a 413 `payload_too_large`; neither ingests anything.
          */
         post: operations["postAdminSourcesByConnectorIngest"];
         delete?: never;
@@ -954,7 +954,97 @@ export interface components {
                 /** @example 2 */
                 count: number;
             }[];
+            classification: components["schemas"]["Classification"];
         };
+        /** @description How a news item (rss, gdelt, unlabelled ReliefWeb) was read; null for feeds with their own severity facts. */
+        Classification: {
+            /**
+             * @description Version of the reading rules.
+             * @example 1
+             */
+            version: number;
+            /**
+             * @description Language given by the feed or detected.
+             * @example en
+             */
+            language: string | null;
+            /**
+             * @description Language whose rules read the text (null: none of the eight).
+             * @example en
+             */
+            read_as: string | null;
+            /** @enum {string|null} */
+            layer: "military" | "cyber" | "economic" | "disaster" | "political" | "criminal" | "health" | "supply_chain" | null;
+            /**
+             * @description Event kind of the taxonomy.
+             * @example mass_casualty_attack
+             */
+            kind: string | null;
+            /**
+             * @description Rules that decided layer and kind.
+             * @example [
+             *       "suicide bomb*",
+             *       "kind:mass_casualty_attack"
+             *     ]
+             */
+            matched: string[];
+            casualties: {
+                /** @example 25 */
+                dead: number | null;
+                /** @example null */
+                hurt: number | null;
+                /** @example null */
+                missing: number | null;
+                /**
+                 * @example [
+                 *       "kills 25"
+                 *     ]
+                 */
+                evidence: string[];
+            };
+            /**
+             * @description Hedging words in the headline.
+             * @example []
+             */
+            hedges: string[];
+            /** @description The score is the sum of these terms, clamped to 0–10. */
+            terms: {
+                /**
+                 * @description Base of the event kind (or the layer default).
+                 * @example 5.5
+                 */
+                base: number;
+                /**
+                 * @description min(3.5, 1.3 × log10(1 + dead + (hurt + missing) / 3)).
+                 * @example 1.9
+                 */
+                casualties: number;
+                /**
+                 * @description +0.5 when several countries or a nationwide scope.
+                 * @example 0
+                 */
+                scope: number;
+                /**
+                 * @description −1 when the headline hedges.
+                 * @example 0
+                 */
+                hedge: number;
+                /**
+                 * @description Source tier adjustment.
+                 * @example 0
+                 */
+                tier: number;
+            };
+            /** @example 7.4 */
+            score: number;
+            /** @enum {string} */
+            valence: "crisis" | "update" | "resolution";
+            /**
+             * @description What set the valence.
+             * @example casualties
+             */
+            valence_cue: string;
+        } | null;
         IssuedKey: {
             /** Format: uuid */
             id: string;
@@ -1467,6 +1557,11 @@ export interface components {
             consecutive_failures: number;
             /** @description Items the last successful poll parsed. */
             last_poll_items: number | null;
+            /**
+             * @description News items left out because they are in a language the reading rules do not cover and their layer or country could not be read (all time).
+             * @example 0
+             */
+            unread_language: number;
         };
         Trending: {
             window: components["schemas"]["Window"];

@@ -43,6 +43,8 @@ export const sources = pgTable('sources', {
   lastError: text('last_error'),
   consecutiveFailures: integer('consecutive_failures').notNull().default(0),
   lastPollItems: integer('last_poll_items'),
+  /** News items dropped because their language is not one the reading rules cover (all time). */
+  unreadLanguageItems: integer('unread_language_items').notNull().default(0),
   /** When the poller may next fetch it (interval, or backoff after failures). */
   nextPollAt: timestamptz('next_poll_at'),
 });
@@ -99,6 +101,8 @@ export const signals = pgTable(
       .default(sql`'{}'::text[]`),
     /** The upstream item's own update time, so an older copy never overwrites a newer one. */
     upstreamUpdatedAt: timestamptz('upstream_updated_at'),
+    /** How a news item was read at ingest (src/reading): rules, casualties, kind, score terms. Null for feeds with their own facts. */
+    classification: jsonb('classification'),
     search: tsvector('search').generatedAlwaysAs(
       sql`to_tsvector('english', coalesce(title, '') || ' ' || coalesce(content_display, '') || ' ' || coalesce(city, ''))`,
     ),

@@ -6,8 +6,9 @@
  * 1. The text is split into word tokens and sentences. Sentences written in Title Case or ALL
  *    CAPS (headlines) carry no reliable capitalisation signal, so only step 2 applies to them.
  * 2. Gazetteer: longest match against well-known organisations (UN, NATO, WHO, IMF, central
- *    banks, large companies...), every country name in `COUNTRIES` plus common aliases (US, UK,
- *    DRC...), major world cities and geographic regions. Matching ignores accents; acronyms must
+ *    banks, large companies...) and the place gazetteer of src/reading (every country name and
+ *    alias such as US, UK, DRC, filed under the country's short name; capitals and large cities;
+ *    seas and regions), so entities and country codes agree. Matching ignores accents; acronyms must
  *    match case exactly so "US" is a country but "us" is not.
  * 3. Other runs of capitalised words (joined by "of", "de", "bin", "al-"...) are classified by
  *    cues, first rule wins:
@@ -26,7 +27,7 @@
  *    towards the full name seen in the same text ("Gen. Tarek Osman"). Results are sorted by
  *    count descending then name, capped at 20.
  */
-import { COUNTRIES } from '../countries';
+import { englishPlaceNames } from '../reading/places';
 import type { EntityType } from '../vocab';
 
 export interface ExtractedEntity {
@@ -186,70 +187,6 @@ const ORGANIZATIONS: Record<string, string[]> = {
   Siemens: [],
   Eskom: [],
   'Federal Office for Information Security': ['BSI'],
-};
-
-const COUNTRY_ALIASES: Record<string, string[]> = {
-  US: ['U.S.', 'US', 'USA', 'U.S.A.', 'United States of America', 'America'],
-  GB: ['UK', 'U.K.', 'Britain', 'Great Britain'],
-  RU: ['Russian Federation'],
-  CD: ['DR Congo', 'DRC', 'Democratic Republic of Congo', 'Congo-Kinshasa', 'Congo'],
-  CG: ['Congo-Brazzaville'],
-  CI: ['Ivory Coast'],
-  CZ: ['Czech Republic'],
-  MM: ['Burma'],
-  TR: ['Türkiye'],
-  AE: ['UAE', 'U.A.E.', 'Emirates'],
-  KR: ['Republic of Korea'],
-  KP: ['DPRK'],
-  PS: ['Palestinian Territories'],
-  VA: ['Vatican', 'Holy See'],
-  NL: ['Holland'],
-  CV: ['Cabo Verde'],
-  SZ: ['Swaziland'],
-  MK: ['Macedonia'],
-  TL: ['East Timor'],
-  BA: ['Bosnia'],
-  VN: ['Viet Nam'],
-};
-
-const CITIES = `Kyiv, Kharkiv, Odesa, Lviv, Dnipro, Zaporizhzhia, Mariupol, Donetsk, Luhansk, Moscow, Saint Petersburg, Belgorod,
-Kursk, Minsk, Warsaw, Gdańsk, Krakow, Berlin, Hamburg, Munich, Frankfurt, Paris, Marseille, Lyon, London,
-Manchester, Edinburgh, Dublin, Rotterdam, Amsterdam, The Hague, Antwerp, Brussels, Rome, Milan, Naples, Madrid,
-Barcelona, Lisbon, Athens, Piraeus, Belgrade, Pristina, Sarajevo, Zagreb, Budapest, Vienna, Prague, Bratislava,
-Bucharest, Sofia, Chisinau, Tbilisi, Yerevan, Baku, Tallinn, Riga, Vilnius, Helsinki, Stockholm, Oslo, Copenhagen,
-Geneva, Zurich, Bern, Reykjavik, Valletta, Nicosia, Tel Aviv, Jerusalem, Gaza, Gaza City, Rafah, Khan Younis,
-Ramallah, Beirut, Damascus, Aleppo, Idlib, Homs, Baghdad, Basra, Mosul, Erbil, Tehran, Isfahan, Bandar Abbas, Aden,
-Sanaa, Hodeidah, Riyadh, Jeddah, Dubai, Abu Dhabi, Doha, Manama, Kuwait City, Muscat, Amman, Istanbul, Ankara,
-Izmir, Cairo, Alexandria, Port Said, Suez, Tripoli, Benghazi, Tunis, Algiers, Casablanca, Rabat, New Delhi, Delhi,
-Mumbai, Kolkata, Chennai, Bengaluru, Hyderabad, Karachi, Lahore, Islamabad, Peshawar, Quetta, Dhaka, Chittagong,
-Colombo, Kathmandu, Thimphu, Kabul, Kandahar, Herat, Almaty, Astana, Tashkent, Samarkand, Bishkek, Dushanbe,
-Ashgabat, Beijing, Shanghai, Shenzhen, Guangzhou, Wuhan, Taipei, Kaohsiung, Tokyo, Osaka, Seoul, Busan, Pyongyang,
-Manila, Cebu, Jakarta, Surabaya, Yangon, Naypyidaw, Mandalay, Bangkok, Hanoi, Ho Chi Minh City, Phnom Penh,
-Vientiane, Kuala Lumpur, Sydney, Melbourne, Canberra, Brisbane, Perth, Auckland, Wellington, Port Moresby, Suva,
-Ulaanbaatar, Dili, Khartoum, Omdurman, El Fasher, Port Sudan, Juba, Addis Ababa, Asmara, Mogadishu, Nairobi,
-Mombasa, Kampala, Kigali, Goma, Bukavu, Kinshasa, Lagos, Abuja, Kano, Maiduguri, Accra, Dakar, Bamako, Ouagadougou,
-Niamey, N'Djamena, Abidjan, Conakry, Freetown, Monrovia, Douala, Yaoundé, Libreville, Luanda, Lusaka, Harare,
-Maputo, Pemba, Johannesburg, Cape Town, Durban, Pretoria, Windhoek, Gaborone, Dar es Salaam, Dodoma, Zanzibar,
-Antananarivo, Lilongwe, Washington, New York, Los Angeles, Chicago, Houston, Miami, San Francisco, Seattle, Boston,
-Atlanta, Dallas, Ottawa, Toronto, Montreal, Vancouver, Calgary, Nuuk, Mexico City, Culiacán, Tijuana, Ciudad Juárez,
-Monterrey, Guadalajara, Acapulco, Port-au-Prince, Santo Domingo, Havana, Kingston, Caracas, Maracaibo, Bogotá,
-Medellín, Cali, Quito, Guayaquil, Lima, La Paz, Santiago, Buenos Aires, Montevideo, Asunción, São Paulo, Rio de
-Janeiro, Brasília, Manaus, Panama City, Guatemala City, San Salvador, Tegucigalpa, Managua, San José, Port of Spain`;
-
-const GEOGRAPHY = `Middle East, Europe, Africa, Asia, Latin America, North America, South America, Central America, Caribbean, Sahel,
-Horn of Africa, Balkans, Caucasus, Central Asia, South Asia, Southeast Asia, East Asia, Asia-Pacific, Sub-Saharan
-Africa, West Africa, East Africa, North Africa, Gulf, Persian Gulf, Gulf of Aden, Red Sea, Black Sea, Baltic Sea,
-Baltic, South China Sea, East China Sea, Mediterranean, Strait of Hormuz, Bab el-Mandeb, Taiwan Strait, Strait of
-Malacca, Suez Canal, Panama Canal, Gaza Strip, West Bank, Golan Heights, Kashmir, Donbas, Crimea, Darfur, Tigray,
-Amhara, Kurdistan, Sinai, Niger Delta, Amazon, Arctic, Cape of Good Hope, Borno, Sindh, Punjab, Balochistan,
-Rakhine, Mindanao, Xinjiang, Tibet, Texas, California, Florida, New Jersey, British Columbia, Ontario, Quebec,
-Sinaloa, Chiapas, Guerrero, North Kivu, Kivu`;
-
-const PLACE_ALIASES: Record<string, string[]> = {
-  Kyiv: ['Kiev'],
-  Odesa: ['Odessa'],
-  Chittagong: ['Chattogram'],
-  Bengaluru: ['Bangalore'],
 };
 
 const TITLES =
@@ -503,19 +440,9 @@ function buildGazetteer(): Map<string, GazetteerEntry[]> {
   for (const [name, aliases] of Object.entries(ORGANIZATIONS)) {
     for (const alias of [name, ...aliases]) add(alias, name, 'organization');
   }
-  for (const [code, country] of Object.entries(COUNTRIES)) {
-    for (const alias of [country.name, ...(COUNTRY_ALIASES[code] ?? [])])
-      add(alias, country.name, 'location');
-  }
-  for (const place of splitPlaces(CITIES).concat(splitPlaces(GEOGRAPHY))) {
-    for (const alias of [place, ...(PLACE_ALIASES[place] ?? [])]) add(alias, place, 'location');
-  }
+  for (const place of englishPlaceNames()) add(place.alias, place.name, 'location');
   for (const bucket of index.values()) bucket.sort((a, b) => b.keys.length - a.keys.length);
   return index;
-}
-
-function splitPlaces(list: string): string[] {
-  return list.split(',').map((place) => place.replace(/\s+/g, ' ').trim());
 }
 
 function matchGazetteer(tokens: Token[], at: number, end: number): GazetteerEntry | null {

@@ -6,6 +6,7 @@ import { regionOf } from '../vocab';
 import { foldSignals } from './aggregates';
 import { ANOMALY_RULE, isAnomalous } from './anomaly';
 import { extractEntities, type ExtractedEntity } from './entities';
+import { nextTurn, turnEvery } from './turns';
 import { fallbackTitle, validateItem, type IngestItem } from './validate';
 
 export interface IngestResult {
@@ -37,7 +38,9 @@ export async function ingestSignals(db: Database, rawItems: unknown[]): Promise<
   const result: IngestResult = { accepted: 0, duplicates: 0, rejected: 0, errors: [] };
   const seen = new Set<string>();
   const items: IngestItem[] = [];
-  rawItems.forEach((raw, index) => {
+  const turn = turnEvery();
+  for (const [index, raw] of rawItems.entries()) {
+    await turn();
     const checked = validateItem(raw);
     if (!checked.ok) {
       result.rejected += 1;
@@ -48,11 +51,13 @@ export async function ingestSignals(db: Database, rawItems: unknown[]): Promise<
       seen.add(checked.item.source_url);
       items.push(checked.item);
     }
-  });
+  }
   if (items.length === 0) return result;
-  const extracted = new Map(
-    items.map((item) => [item.source_url, extractEntities(`${item.title ?? ''}\n${item.content_display}`)]),
-  );
+  const extracted = new Map<string, ExtractedEntity[]>();
+  for (const item of items) {
+    await turn();
+    extracted.set(item.source_url, extractEntities(`${item.title ?? ''}\n${item.content_display}`));
+  }
 
   const inserted = await db.transaction(async (tx) => {
     await allowWriteTime(tx);
@@ -65,6 +70,7 @@ export async function ingestSignals(db: Database, rawItems: unknown[]): Promise<
         .onConflictDoNothing()
         .returning({ id: signals.id, sourceUrl: signals.sourceUrl });
       for (const row of rows) ids.push(row.id);
+      await nextTurn();
       await linkEntities(
         tx as unknown as Database,
         rows.map((row) => ({ id: row.id, entities: extracted.get(row.sourceUrl)! })),

@@ -6,16 +6,18 @@
  * stored signal in place, `retracted` retracts it. Rules: src/sources/README.md, "Identity and
  * revisions", and docs/live-sources.md.
  */
-import { and, arrayOverlaps, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, arrayOverlaps, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { allowWriteTime, queryRows, type Database } from '../db/client';
-import { signals } from '../db/schema';
+import { signals, sources } from '../db/schema';
 import { retractSignal } from '../signals/sync';
 import { moveSignalContribution, readSignalFacts } from './aggregates';
 import { revisionOf, revisionValence } from '../sources/revision';
 import type { SourceRow } from '../sources/store';
-import type { Connector, SourceItem } from '../sources/types';
+import { TooManyItemsError } from '../sources/common';
+import type { Connector, ParseContext, ParseNotes, SourceItem } from '../sources/types';
 import type { SourceTier } from '../vocab';
 import { ingestSignals, signalColumns } from './pipeline';
+import { turnEvery } from './turns';
 import { fallbackTitle, validateItem, type IngestItem } from './validate';
 
 /** The source row a batch of connector items belongs to. */
@@ -82,11 +84,18 @@ export async function ingestSourceItems(
   const candidates: Candidate[] = [];
   const seenIds = new Set<string>();
   const seenUrls = new Set<string>();
-  items.forEach((raw, index) => {
-    if (cutoff !== null && !raw.retracted && newest(raw) < cutoff) return;
-    const { external_ids: externalIds, upstream_updated_at: upstream, retracted, ...fields } = raw;
-    void upstream;
-    void retracted;
+  const turn = turnEvery();
+  for (const [index, raw] of items.entries()) {
+    await turn();
+    if (cutoff !== null && !raw.retracted && newest(raw) < cutoff) continue;
+    const {
+      external_ids: externalIds,
+      upstream_updated_at: upstream,
+      retracted,
+      classification,
+      ...fields
+    } = raw;
+    void [upstream, retracted, classification];
     const checked = validateItem({
       ...fields,
       language: fields.language ?? source.language ?? undefined,
@@ -96,17 +105,17 @@ export async function ingestSourceItems(
       result.rejected += 1;
       const message = checked.errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ');
       result.errors.push({ index, message });
-      return;
+      continue;
     }
     // The same upstream item twice in one document: the first copy stands.
     if (seenUrls.has(checked.item.source_url) || externalIds.some((id) => seenIds.has(id))) {
       result.duplicates += 1;
-      return;
+      continue;
     }
     seenUrls.add(checked.item.source_url);
     for (const id of externalIds) seenIds.add(id);
     candidates.push({ index, item: checked.item, raw });
-  });
+  }
 
   if (candidates.length > 0) {
     await db.transaction(async (txn) => {
@@ -205,12 +214,14 @@ async function stampIdentity(db: Database, fresh: (Candidate & { id: string })[]
       id,
       external_ids: raw.external_ids,
       upstream_updated_at: upstreamTime(raw)?.toISOString() ?? null,
+      classification: raw.classification ?? null,
     }));
     const rows = await queryRows<{ id: string }>(
       db,
-      sql`UPDATE signals s SET external_ids = v.external_ids, upstream_updated_at = v.upstream_updated_at
+      sql`UPDATE signals s SET external_ids = v.external_ids, upstream_updated_at = v.upstream_updated_at,
+            classification = v.classification
           FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb)
-            AS v(id uuid, external_ids text[], upstream_updated_at timestamptz)
+            AS v(id uuid, external_ids text[], upstream_updated_at timestamptz, classification jsonb)
           WHERE s.id = v.id
           RETURNING s.id`,
     );
@@ -268,6 +279,7 @@ async function reviseSignal(db: Database, stored: Stored, { item, raw }: Candida
       language: columns.language ?? undefined,
       externalIds: [...new Set([...stored.externalIds, ...raw.external_ids])],
       upstreamUpdatedAt: upstreamTime(raw) ?? stored.upstreamUpdatedAt,
+      classification: raw.classification ?? null,
       // The database's now, as for retractions: sync clients ask for changes since the last
       // `updated_at` they saw.
       updatedAt: sql`now()`,
@@ -278,6 +290,25 @@ async function reviseSignal(db: Database, stored: Stored, { item, raw }: Candida
 /** A feed document its connector cannot read: nothing from it was ingested. */
 export class UnparseableDocumentError extends Error {
   override name = 'UnparseableDocumentError';
+}
+
+/**
+ * A connector's items, taken one by one with a turn of the event loop every `ITEMS_PER_TURN`:
+ * connectors map (and classify) items lazily, so a large document never holds the process for
+ * its whole parse. Throws what the connector throws (`ConnectorError`, `TooManyItemsError`).
+ */
+export async function readItems(
+  connector: Connector,
+  document: string,
+  context: ParseContext,
+): Promise<SourceItem[]> {
+  const items: SourceItem[] = [];
+  const turn = turnEvery();
+  for (const item of connector.parse(document, context)) {
+    items.push(item);
+    await turn();
+  }
+  return items;
 }
 
 /**
@@ -292,8 +323,9 @@ export async function ingestDocument(
   now: Date = new Date(),
 ): Promise<UpstreamResult> {
   let items: SourceItem[];
+  const notes: ParseNotes = { unreadLanguage: 0 };
   try {
-    items = connector.parse(document, {
+    items = await readItems(connector, document, {
       source: {
         name: source.name,
         url: source.url ?? '',
@@ -301,14 +333,28 @@ export async function ingestDocument(
         options: source.options as Record<string, unknown>,
       },
       now,
+      notes,
     });
   } catch (error) {
+    // Over the item cap: refused whole, and said so (413 at the admin route), not "unparseable".
+    if (error instanceof TooManyItemsError) throw error;
     // Any failure to read the document (a ConnectorError, or a shape the parser did not expect).
     throw new UnparseableDocumentError(
       `The document is not a ${connector.name} feed: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  return ingestSourceItems(db, upstreamSource(source), items, { now });
+  const result = await ingestSourceItems(db, upstreamSource(source), items, { now });
+  await recordParseNotes(db, source.id, notes);
+  return result;
+}
+
+/** Adds what a parse left out to the source's health counters (`unread_language` in /sources). */
+export async function recordParseNotes(db: Database, sourceId: string, notes: ParseNotes): Promise<void> {
+  if (notes.unreadLanguage <= 0) return;
+  await db
+    .update(sources)
+    .set({ unreadLanguageItems: sql`${sources.unreadLanguageItems} + ${notes.unreadLanguage}` })
+    .where(eq(sources.id, sourceId));
 }
 
 /** The ingest view of a source row. */

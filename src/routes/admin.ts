@@ -3,6 +3,7 @@ import { requireAdmin } from '../http/admin';
 import { jsonBody } from '../http/body';
 import { createRouter, errors } from '../http/openapi';
 import { ApiError, invalidRequest } from '../http/problem';
+import { cleanIngestText } from '../sources/common';
 import { ingestSignals, MAX_INGEST_ITEMS } from '../ingest/pipeline';
 import { email, IssuedKeySchema, keyName } from '../keys/schemas';
 import { issueKeyForEmail, setAccountTier } from '../keys/service';
@@ -141,7 +142,7 @@ export const adminRoutes = createRouter()
         `At most ${MAX_INGEST_ITEMS} items per request (got ${items.length}); send them in several requests.`,
       );
     }
-    return c.json(await ingestSignals(c.env.deps.db, items), 200);
+    return c.json(await ingestSignals(c.env.deps.db, items.map(cleanIngestText)), 200);
   })
   .openapi(keyRoute, async (c) => {
     const body = c.req.valid('json');

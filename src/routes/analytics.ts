@@ -108,13 +108,10 @@ const SourceSchema = z
       regions: z.array(CoverageItem).openapi({ example: [{ name: 'Europe', signal_count: 210 }] }),
       layers: z.array(CoverageItem).openapi({ example: [{ name: 'military', signal_count: 150 }] }),
     }),
-    connector: z
-      .string()
-      .nullable()
-      .openapi({
-        description: 'The live-data connector polling it; null for ingest-only sources.',
-        example: 'gdacs',
-      }),
+    connector: z.string().nullable().openapi({
+      description: 'The live-data connector polling it; null for ingest-only sources.',
+      example: 'gdacs',
+    }),
     enabled: z.boolean().openapi({ description: 'Whether its connector polls it.' }),
     last_polled_at: z.string().nullable().openapi({ description: 'Last poll attempt.' }),
     last_success_at: z.string().nullable().openapi({ description: 'Last poll that fetched and parsed.' }),
@@ -131,6 +128,11 @@ const SourceSchema = z
       .int()
       .nullable()
       .openapi({ description: 'Items the last successful poll parsed.' }),
+    unread_language: z.number().int().openapi({
+      description:
+        'News items left out because they are in a language the reading rules do not cover and their layer or country could not be read (all time).',
+      example: 0,
+    }),
   })
   .openapi('Source');
 

@@ -2,9 +2,59 @@ import { and, desc, eq, isNull } from 'drizzle-orm';
 import { z } from '@hono/zod-openapi';
 import type { Database } from '../db/client';
 import { entities, signalEntities, signals, sources } from '../db/schema';
-import { ENTITY_TYPES, SOURCE_TIERS } from '../vocab';
+import { ENTITY_TYPES, LAYERS, SOURCE_TIERS, VALENCES } from '../vocab';
 import { signalColumns } from './query';
 import { SignalSchema, signalJson } from './serialize';
+
+const Term = (description: string, example: number) => z.number().openapi({ description, example });
+
+/** How a news item was read (src/reading/README.md): why it scored what it did. */
+export const ClassificationSchema = z
+  .object({
+    version: z.number().int().openapi({ description: 'Version of the reading rules.', example: 1 }),
+    language: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Language given by the feed or detected.', example: 'en' }),
+    read_as: z
+      .string()
+      .nullable()
+      .openapi({
+        description: 'Language whose rules read the text (null: none of the eight).',
+        example: 'en',
+      }),
+    layer: z.enum(LAYERS).nullable(),
+    kind: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Event kind of the taxonomy.', example: 'mass_casualty_attack' }),
+    matched: z
+      .array(z.string())
+      .openapi({
+        description: 'Rules that decided layer and kind.',
+        example: ['suicide bomb*', 'kind:mass_casualty_attack'],
+      }),
+    casualties: z.object({
+      dead: z.number().nullable().openapi({ example: 25 }),
+      hurt: z.number().nullable().openapi({ example: null }),
+      missing: z.number().nullable().openapi({ example: null }),
+      evidence: z.array(z.string()).openapi({ example: ['kills 25'] }),
+    }),
+    hedges: z.array(z.string()).openapi({ description: 'Hedging words in the headline.', example: [] }),
+    terms: z
+      .object({
+        base: Term('Base of the event kind (or the layer default).', 5.5),
+        casualties: Term('min(3.5, 1.3 × log10(1 + dead + (hurt + missing) / 3)).', 1.9),
+        scope: Term('+0.5 when several countries or a nationwide scope.', 0),
+        hedge: Term('−1 when the headline hedges.', 0),
+        tier: Term('Source tier adjustment.', 0),
+      })
+      .openapi({ description: 'The score is the sum of these terms, clamped to 0–10.' }),
+    score: z.number().openapi({ example: 7.4 }),
+    valence: z.enum(VALENCES),
+    valence_cue: z.string().openapi({ description: 'What set the valence.', example: 'casualties' }),
+  })
+  .openapi('Classification');
 
 export const SignalDetailSchema = SignalSchema.extend({
   ingested_at: z.string().openapi({ example: '2026-11-21T08:43:00.000Z' }),
@@ -17,6 +67,10 @@ export const SignalDetailSchema = SignalSchema.extend({
       }),
     )
     .openapi({ description: 'Entities extracted from the title and text, most mentioned first.' }),
+  classification: ClassificationSchema.nullable().openapi({
+    description:
+      'How a news item (rss, gdelt, unlabelled ReliefWeb) was read; null for feeds with their own severity facts.',
+  }),
   source: z.object({
     id: z.uuid(),
     name: z.string(),
@@ -40,6 +94,7 @@ export async function getSignalDetail(db: Database, id: string): Promise<SignalD
         sourceLanguage: sources.language,
         sourceSignalCount: sources.signalCount,
         sourceLastSeenAt: sources.lastSeenAt,
+        classification: signals.classification,
       })
       .from(signals)
       .innerJoin(sources, eq(sources.id, signals.sourceId))
@@ -59,6 +114,7 @@ export async function getSignalDetail(db: Database, id: string): Promise<SignalD
     ...base,
     ingested_at: row.ingestedAt.toISOString(),
     entities: mentions.map((m) => ({ ...m, type: m.type as SignalDetail['entities'][number]['type'] })),
+    classification: storedClassification(row.classification),
     source: {
       ...base.source,
       url: row.sourceUrlHome,
@@ -67,4 +123,10 @@ export async function getSignalDetail(db: Database, id: string): Promise<SignalD
       last_seen_at: row.sourceLastSeenAt?.toISOString() ?? null,
     },
   };
+}
+
+/** A stored reading, when it has the shape this version serves (older rows may not). */
+function storedClassification(value: unknown): SignalDetail['classification'] {
+  const parsed = ClassificationSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
 }

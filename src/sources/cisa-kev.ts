@@ -1,4 +1,4 @@
-import { content, isRecord, isoDate, item, parseJson, requireArray, title } from './common';
+import { content, isRecord, isoDate, item, parseJson, requireArray, title, plainText } from './common';
 import { finalScore, firstReportValence, kevBase } from './scoring';
 import type { Connector, SourceItem } from './types';
 
@@ -11,9 +11,8 @@ export const cisaKev: Connector = {
   accept: 'application/json',
   // The catalogue changes a few times a week, in US business hours: daily is plenty.
   defaultIntervalMinutes: 1440,
-  parse(document, context) {
+  *parse(document, context) {
     const root = parseJson(document, 'cisa-kev');
-    const items: SourceItem[] = [];
     for (const entry of requireArray(root, 'vulnerabilities', 'cisa-kev')) {
       if (!isRecord(entry)) continue;
       const str = (key: string): string =>
@@ -26,28 +25,25 @@ export const cisaKev: Connector = {
       const heading = title(
         `${cve}: ${str('vulnerabilityName') || `${str('vendorProject')} ${str('product')}`}`,
       );
-      items.push(
-        item({
-          threat_layer: 'cyber',
-          significance_score: score,
-          signal_valence: firstReportValence(score),
-          title: heading,
-          content_display: content(
-            heading,
-            str('shortDescription'),
-            `Vendor: ${str('vendorProject')}; product: ${str('product')}. Actively exploited; added to CISA KEV ${str('dateAdded')}, federal due date ${str('dueDate') || 'n/a'}.${ransomware ? ' Known use in ransomware campaigns.' : ''}`,
-            str('requiredAction') ? `Required action: ${str('requiredAction')}` : null,
-          ),
-          country_codes: [],
-          language: 'en',
-          published_at: published,
-          // One page per CVE (the vendor advisory in `notes` may be shared by several CVEs), and not
-          // the NVD page, which the nvd connector uses for its own signal of the same CVE.
-          source_url: `https://www.cisa.gov/known-exploited-vulnerabilities-catalog?search_api_fulltext=${cve}`,
-          external_ids: [`cisa-kev:${cve}`],
-        }),
-      );
+      yield item({
+        threat_layer: 'cyber',
+        significance_score: score,
+        signal_valence: firstReportValence(score),
+        title: heading,
+        content_display: content(
+          heading,
+          plainText(str('shortDescription')),
+          `Vendor: ${str('vendorProject')}; product: ${str('product')}. Actively exploited; added to CISA KEV ${str('dateAdded')}, federal due date ${str('dueDate') || 'n/a'}.${ransomware ? ' Known use in ransomware campaigns.' : ''}`,
+          str('requiredAction') ? `Required action: ${str('requiredAction')}` : null,
+        ),
+        country_codes: [],
+        language: 'en',
+        published_at: published,
+        // One page per CVE (the vendor advisory in `notes` may be shared by several CVEs), and not
+        // the NVD page, which the nvd connector uses for its own signal of the same CVE.
+        source_url: `https://www.cisa.gov/known-exploited-vulnerabilities-catalog?search_api_fulltext=${cve}`,
+        external_ids: [`cisa-kev:${cve}`],
+      });
     }
-    return items;
   },
 };

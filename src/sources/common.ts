@@ -6,6 +6,30 @@ import { ConnectorError, type ParseContext, type SourceItem } from './types';
 export const TITLE_MAX = 300;
 export const CONTENT_MAX = 10_000;
 
+/**
+ * Most items one feed document may carry: the admin signals ingest's limit (5,000). A larger
+ * document is refused whole (`TooManyItemsError`), never ingested in part: a partial ingest
+ * would depend on the feed's order and silently lose the rest.
+ */
+export const MAX_DOCUMENT_ITEMS = 5000;
+
+/** A document with more than `MAX_DOCUMENT_ITEMS` items: nothing from it is ingested. */
+export class TooManyItemsError extends ConnectorError {
+  override name = 'TooManyItemsError';
+  constructor(
+    readonly count: number,
+    what: string,
+  ) {
+    super(`${what}: ${count} items, at most ${MAX_DOCUMENT_ITEMS} per document`);
+  }
+}
+
+/** The document's item array, refused before any per-item work when it is over the cap. */
+export function capItems<T>(items: T[], what: string): T[] {
+  if (items.length > MAX_DOCUMENT_ITEMS) throw new TooManyItemsError(items.length, what);
+  return items;
+}
+
 /** Parses a JSON document or throws `ConnectorError`. */
 export function parseJson(document: string, what: string): unknown {
   try {
@@ -24,7 +48,7 @@ export const isRecord = (value: unknown): value is Record<string, unknown> =>
 export function requireArray(root: unknown, key: string, what: string): unknown[] {
   const value = isRecord(root) ? root[key] : undefined;
   if (!Array.isArray(value)) throw new ConnectorError(`${what}: expected an array at "${key}"`);
-  return value;
+  return capItems(value, what);
 }
 
 /**
@@ -32,14 +56,27 @@ export function requireArray(root: unknown, key: string, what: string): unknown[
  * entities, so no "billion laughs"); `decodeXmlText` then resolves only the five standard
  * entities and numeric references.
  */
+/** Where the parser keeps CDATA sections apart from text, so they are never entity-decoded. */
+const CDATA = '#cdata';
+
 const xmlParser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '@_',
-  processEntities: false,
+  // Off, and with small limits should a later change turn it on: a DOCTYPE may declare at most a
+  // few short entities and none is ever expanded, so `&lol9;` stays ten characters of text.
+  processEntities: {
+    enabled: false,
+    maxEntityCount: 10,
+    maxEntitySize: 100,
+    maxExpansionDepth: 1,
+    maxTotalExpansions: 100,
+    maxExpandedLength: 1000,
+  },
   htmlEntities: false,
   parseTagValue: false,
   parseAttributeValue: false,
   trimValues: true,
+  cdataPropName: CDATA,
   isArray: (name) => name === 'item' || name === 'entry' || name === 'link' || name === 'category',
 });
 
@@ -67,20 +104,55 @@ export function decodeXmlText(text: string): string {
   });
 }
 
-/** Text of an XML node: a string, a `#text` member, or a CDATA-wrapped value; entities decoded. */
-export function xmlText(node: unknown): string {
-  if (typeof node === 'string') return decodeXmlText(node).trim();
-  if (typeof node === 'number' || typeof node === 'boolean') return String(node);
-  if (isRecord(node) && '#text' in node) return xmlText(node['#text']);
-  return '';
+/**
+ * Raw characters read of a field stored as at most `max` characters: room for markup and
+ * entities (a tag-heavy summary keeps less text, never more work).
+ */
+export const rawBound = (max: number): number => max * 4 + 1024;
+
+/**
+ * The first `rawBound(max)` characters of raw text, without a tag or entity cut in half at the
+ * end. Every per-character step (decoding, tag stripping, language detection) runs on this,
+ * never on the upstream's full text: a 9 MiB description costs what a 40 KB one does.
+ */
+export function clipRaw(text: string, max: number): string {
+  const bound = rawBound(max);
+  if (text.length <= bound) return text;
+  return text.slice(0, bound).replace(/<[^>]*$|&#?[a-z0-9]*$/i, '');
 }
 
-/** Plain text from a snippet that may carry HTML: tags dropped, entities decoded, spaces collapsed. */
-export function plainText(html: string): string {
+/**
+ * Text of an XML node (a string, a `#text` member, or a CDATA-wrapped value), clipped to the
+ * raw bound of `max` and with XML entities decoded. Its markup (an RSS description's HTML) is
+ * still there: `plainText`/`title` strip it.
+ */
+export function xmlText(node: unknown, max = CONTENT_MAX): string {
+  if (typeof node === 'string') return decodeXmlText(clipRaw(node, max)).trim();
+  if (typeof node === 'number' || typeof node === 'boolean') return String(node);
+  if (!isRecord(node)) return '';
+  // CDATA is already literal: decoding it as well would decode its HTML's entities twice.
+  const cdata = [node[CDATA]].flat().filter((part) => typeof part === 'string');
+  const text = '#text' in node ? xmlText(node['#text'], max) : '';
+  return [text, clipRaw(cdata.join(''), max).trim()].filter(Boolean).join(' ');
+}
+
+/**
+ * The one cleaning of free text at ingest, used by every connector and the admin ingest: raw
+ * text clipped to its raw bound, tags dropped, entities decoded once, spaces collapsed, then
+ * clipped to `max` (default: the content bound). Titles go through `title`, which adds a
+ * single-line rule on top.
+ */
+export function plainText(html: string, max = CONTENT_MAX): string {
+  return clip(stripMarkup(clipRaw(html, max)), max);
+}
+
+function stripMarkup(html: string): string {
   return decodeXmlText(
     html
       .replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
       .replace(/<br\s*\/?>|<\/p>|<\/li>|<\/h\d>/gi, '\n')
+      // Inline tags sit inside words and before punctuation ("<b>Testville</b>, Peru").
+      .replace(/<\/?(a|abbr|b|code|em|font|i|mark|q|s|small|span|strong|sub|sup|u)\b[^>]*>/gi, '')
       .replace(/<[^>]*>/g, ' '),
   )
     .replace(/\u0000/g, '')
@@ -88,6 +160,27 @@ export function plainText(html: string): string {
     .replace(/\s*\n\s*/g, '\n')
     .replace(/\n{2,}/g, '\n')
     .trim();
+}
+
+/**
+ * Title and `content_display` of an item sent to the admin signals ingest, cleaned as connectors
+ * clean theirs (tags stripped, entities decoded, once). Not clipped: a text still over its bound
+ * after cleaning is the item's validation error, as before; a text far over it (beyond the raw
+ * bound) is left untouched for that error rather than cleaned.
+ */
+export function cleanIngestText(raw: unknown): unknown {
+  if (!isRecord(raw)) return raw;
+  const cleaned = { ...raw };
+  for (const [key, max] of [
+    ['title', TITLE_MAX],
+    ['content_display', CONTENT_MAX],
+  ] as const) {
+    const value = raw[key];
+    if (typeof value !== 'string' || value.length > rawBound(max)) continue;
+    cleaned[key] = stripMarkup(value);
+    if (key === 'title') cleaned[key] = (cleaned[key] as string).replace(/\s+/g, ' ');
+  }
+  return cleaned;
 }
 
 /** Cuts to `max` characters on a word boundary with an ellipsis. */
@@ -102,7 +195,7 @@ export function clip(text: string, max: number): string {
 export function content(...parts: (string | null | undefined)[]): string {
   const seen = new Set<string>();
   const kept = parts
-    .map((part) => (part ?? '').trim())
+    .map((part) => clipRaw(part ?? '', CONTENT_MAX).trim())
     .filter((part) => part && !seen.has(part) && seen.add(part));
   return clip(kept.join('\n\n'), CONTENT_MAX);
 }
@@ -151,6 +244,9 @@ export function languageTag(value: unknown): string | null {
   return LANGUAGE_TAG.test(tag) ? tag : null;
 }
 
+/** Letters of text read by language detection: its cost is linear in the text (≈3 s per MiB). */
+const LANGUAGE_SAMPLE = 1000;
+
 /** Below this `tinyld` accuracy a guess is no better than noise on headlines ("Nepal Flash Flood…" → sv). */
 export const LANGUAGE_MIN_ACCURACY = 0.1;
 
@@ -159,12 +255,12 @@ export const LANGUAGE_MIN_ACCURACY = 0.1;
  * text is short or the guess is weak; a missing language is better than a wrong one.
  */
 export function detectLanguage(text: string): string | null {
-  const letters = text
+  const letters = clipRaw(text, LANGUAGE_SAMPLE)
     .replace(/[^\p{L}\s]/gu, ' ')
     .replace(/\s+/g, ' ')
     .trim();
   if (letters.length < 20) return null;
-  const best = detectAll(letters)[0];
+  const best = detectAll(letters.slice(0, LANGUAGE_SAMPLE))[0];
   return best && best.accuracy >= LANGUAGE_MIN_ACCURACY ? languageTag(best.lang) : null;
 }
 
@@ -183,10 +279,16 @@ export const round = (value: number, digits = 1): number => {
 
 export const clamp = (value: number, min: number, max: number): number => Math.min(max, Math.max(min, value));
 
-/** Trims a title to the ingest limit; null when empty. */
+/**
+ * A title from raw upstream text: `plainText` cleaning (tags stripped, entities decoded, once),
+ * on one line, clipped to the ingest limit; null when empty. Pass it the raw text, not text
+ * already cleaned: decoding twice would turn a literal "&amp;lt;" into "<".
+ */
 export const title = (text: string | null | undefined): string | null => {
-  const t = (text ?? '').replace(/\s+/g, ' ').trim();
-  return t ? clip(t, TITLE_MAX) : null;
+  const t = plainText(text ?? '', TITLE_MAX)
+    .replace(/\s+/g, ' ')
+    .trim();
+  return t || null;
 };
 
 /** Drops null optional fields so items stay minimal and strict-schema friendly. */

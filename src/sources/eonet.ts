@@ -9,6 +9,7 @@ import {
   point,
   requireArray,
   title,
+  plainText,
 } from './common';
 import { countryAt, countriesInText } from './geo';
 import { eonetBase, finalScore, firstReportValence } from './scoring';
@@ -26,14 +27,12 @@ export const eonet: Connector = {
   accept: 'application/json',
   // No documented limit; events change a few times a day. Hourly keeps the load trivial.
   defaultIntervalMinutes: 60,
-  parse(document, context) {
+  *parse(document, context) {
     const root = parseJson(document, 'eonet');
-    const items: SourceItem[] = [];
     for (const event of requireArray(root, 'events', 'eonet')) {
       const mapped = isRecord(event) ? mapEvent(event, context.source.tier) : null;
-      if (mapped) items.push(mapped);
+      if (mapped) yield mapped;
     }
-    return items;
   },
 };
 
@@ -79,7 +78,7 @@ function mapEvent(event: Record<string, unknown>, tier: Parameters<typeof finalS
   const closed = isoDate(event.closed);
   const score = finalScore(eonetBase(category, last.magnitude, last.unit), tier);
   const heading = title(typeof event.title === 'string' ? event.title : `${categoryTitle} ${id}`);
-  const description = typeof event.description === 'string' ? event.description.trim() : '';
+  const description = typeof event.description === 'string' ? plainText(event.description) : '';
   const sources = Array.isArray(event.sources) ? event.sources.filter(isRecord) : [];
   const countries = MARITIME.has(category)
     ? countriesInText(`${heading ?? ''}. ${description}`)

@@ -10,6 +10,8 @@ import {
   point,
   title,
   xmlText,
+  capItems,
+  TITLE_MAX,
 } from './common';
 import { countryAt, countryByName, iso3to2 } from './geo';
 import { finalScore, firstReportValence, gdacsBase } from './scoring';
@@ -35,22 +37,20 @@ export const gdacs: Connector = {
   accept: 'application/rss+xml, application/xml;q=0.9',
   // No documented rate limit; GDACS re-computes alerts on new episodes, not by the minute.
   defaultIntervalMinutes: 15,
-  parse(document, context) {
+  *parse(document, context) {
     const root = parseXml(document, 'gdacs');
     const channel = isRecord(root.rss) ? root.rss.channel : null;
     if (!isRecord(channel)) throw new ConnectorError('gdacs: no RSS <channel>');
     const raw = channel.item;
-    const entries = Array.isArray(raw) ? raw : [];
+    const entries = capItems(Array.isArray(raw) ? raw : [], 'gdacs');
     const asOf =
       isoDate(xmlText(channel.pubDate)) ??
       isoDate(xmlText(channel.lastBuildDate)) ??
       context.now.toISOString();
-    const items: SourceItem[] = [];
     for (const entry of entries) {
       const mapped = isRecord(entry) ? mapItem(entry, context.source.tier, asOf) : null;
-      if (mapped) items.push(mapped);
+      if (mapped) yield mapped;
     }
-    return items;
   },
 };
 
@@ -103,7 +103,7 @@ function mapItem(
   const severityUnit = typeof severity['@_unit'] === 'string' ? severity['@_unit'] : '';
   const score = finalScore(gdacsBase({ alertLevel, eventType, severityValue, severityUnit }), tier);
   const ended = gdacsEnded(xmlText(it['gdacs:iscurrent']), isoDate(xmlText(it['gdacs:todate'])), asOf);
-  const heading = title(plainText(xmlText(it.title)));
+  const heading = title(xmlText(it.title, TITLE_MAX));
   const countryList = xmlText(it['gdacs:country']);
   const severityText = xmlText(severity);
   return item({

@@ -1,6 +1,7 @@
-import { classify, languageByName } from './classify';
-import { detectLanguage, httpUrl, isRecord, item, parseJson, plainText, title, content } from './common';
-import { countriesInText } from './geo';
+import { readNewsItem } from '../reading/news';
+import { UNREAD_LANGUAGE } from '../reading/read';
+import { languageByName } from './classify';
+import { httpUrl, isRecord, item, parseJson, title, content, capItems } from './common';
 import { canonicalLink } from './rss';
 import { ConnectorError, type Connector, type ParseContext, type SourceItem } from './types';
 
@@ -40,18 +41,16 @@ export const gdelt: Connector = {
     );
     return url.href;
   },
-  parse(document, context) {
+  *parse(document, context) {
     const root = parseJson(document, 'gdelt');
     if (!isRecord(root)) throw new ConnectorError('gdelt: expected a JSON object');
     // GDELT answers `{}` when a query matches nothing.
-    if (root.articles === undefined) return [];
+    if (root.articles === undefined) return;
     if (!Array.isArray(root.articles)) throw new ConnectorError('gdelt: "articles" is not an array');
-    const items: SourceItem[] = [];
-    for (const article of root.articles) {
+    for (const article of capItems(root.articles, 'gdelt')) {
       const mapped = isRecord(article) ? mapArticle(article, context) : null;
-      if (mapped) items.push(mapped);
+      if (mapped) yield mapped;
     }
-    return items;
   },
 };
 
@@ -66,23 +65,34 @@ export function gdeltDate(value: unknown): string | null {
 function mapArticle(article: Record<string, unknown>, context: ParseContext): SourceItem | null {
   const link = httpUrl(article.url);
   // GDELT pads punctuation with spaces ("Chabahar Port : India …").
-  const heading = title(plainText(String(article.title ?? '')).replace(/\s+([:,.;!?])/g, '$1'));
+  const heading =
+    title(typeof article.title === 'string' ? article.title : '')?.replace(/\s+([:,.;!?])/g, '$1') ?? null;
   const seen = gdeltDate(article.seendate);
   if (!link || !heading || !seen) return null;
-  const verdict = classify(heading, '', context.source.tier);
-  if (!verdict) return null;
+  const read = readNewsItem({
+    title: heading,
+    summary: '',
+    link,
+    language: languageByName(article.language),
+    tier: context.source.tier,
+  });
+  const { reading } = read;
+  if (reading.gate === UNREAD_LANGUAGE && context.notes) context.notes.unreadLanguage += 1;
+  if (!reading.event || !reading.layer) return null;
   const url = canonicalLink(link);
   const domain = typeof article.domain === 'string' ? article.domain : new URL(url).hostname;
   return item({
-    threat_layer: verdict.layer,
-    significance_score: verdict.score,
-    signal_valence: verdict.valence,
+    threat_layer: reading.layer,
+    significance_score: reading.score,
+    signal_valence: reading.valence,
     title: heading,
     content_display: content(heading, `Reported by ${domain}.`),
-    country_codes: countriesInText(heading),
-    language: languageByName(article.language) ?? detectLanguage(heading),
+    country_codes: read.countries,
+    ...(read.city ? { city: read.city.name, lat: read.city.lat, lng: read.city.lng } : {}),
+    language: languageByName(article.language) ?? reading.language,
     published_at: seen,
     source_url: url,
     external_ids: [`gdelt:${url}`],
+    classification: read.classification ?? undefined,
   });
 }

@@ -3,12 +3,12 @@
  * 1. the feed's own codes or country names (GDACS lists, ReliefWeb ISO3),
  * 2. else the coordinates, reverse-geocoded offline with @rapideditor/country-coder,
  * 3. else (offshore, or no coordinates) the country named in the feed's place text, or none.
- * Free text goes through the ingest gazetteer, skipping names that are also common words.
+ * Names come from the gazetteer in src/reading (eight languages); free text goes through its
+ * reader, which skips names that are also common words or people unless the text confirms them.
  */
 import { iso1A2Code } from '@rapideditor/country-coder';
-import { COUNTRIES, isCountryCode } from '../countries';
-import { extractEntities } from '../ingest/entities';
-import names from './geo-names.json';
+import { isCountryCode } from '../countries';
+import { countryOfName, readPlaces, US_STATES, US_TERRITORIES } from '../reading/places';
 
 const fold = (text: string): string =>
   text
@@ -18,21 +18,8 @@ const fold = (text: string): string =>
     .replace(/\s+/g, ' ')
     .trim();
 
-let byName: Map<string, string> | undefined;
-/** Built on first use so a Worker cold start does not pay for it. */
-function nameIndex(): Map<string, string> {
-  if (byName) return byName;
-  byName = new Map();
-  for (const [code, country] of Object.entries(COUNTRIES)) byName.set(fold(country.name), code);
-  for (const [alias, code] of Object.entries(names.aliases)) byName.set(fold(alias), code);
-  for (const [code, name] of Object.entries(names.usTerritories)) byName.set(fold(name), code);
-  return byName;
-}
-
-const AMBIGUOUS = new Set(names.ambiguousInText.map(fold));
-const US_STATE_CODES = new Set(Object.keys(names.usStates));
-const US_STATE_NAMES = new Set(Object.values(names.usStates).map(fold));
-const US_TERRITORIES: Record<string, string> = names.usTerritories;
+const US_STATE_CODES = new Set(Object.keys(US_STATES));
+const US_STATE_NAMES = new Set(Object.values(US_STATES).map(fold));
 
 const valid = (code: string | null | undefined): string | null => {
   const upper = code?.toUpperCase() ?? null;
@@ -41,7 +28,7 @@ const valid = (code: string | null | undefined): string | null => {
 
 /** ISO 3166-1 alpha-2 for an exact country name as feeds spell it ("Islamic Republic of Iran"). */
 export function countryByName(name: string): string | null {
-  return valid(nameIndex().get(fold(name)));
+  return valid(countryOfName(name));
 }
 
 /** ISO alpha-2 of an alpha-3 code (any case); null for pseudo-codes such as ReliefWeb's "wld". */
@@ -58,17 +45,14 @@ export function countryAt(lat: number | null | undefined, lng: number | null | u
 }
 
 /**
- * Countries named in English free text, through the ingest gazetteer (aliases such as "DRC",
- * "UK"); names that are also common words or people (Chad, Jordan, Georgia, Niger) are skipped.
+ * Countries named in English free text, where it happens first; names that
+ * are also common words or people (Chad, Jordan, Georgia, Niger) count only when the text confirms them.
  */
 export function countriesInText(text: string): string[] {
-  const codes: string[] = [];
-  for (const entity of extractEntities(text)) {
-    if (entity.type !== 'location' || AMBIGUOUS.has(fold(entity.name))) continue;
-    const code = countryByName(entity.name);
-    if (code && !codes.includes(code)) codes.push(code);
-  }
-  return codes;
+  // Connector titles and place strings are English: the English tables, so that an English word
+  // that is a country's name elsewhere ("Island", Iceland in German) stays a word.
+  const reading = readPlaces(text, '', 'en');
+  return [...reading.countries, ...reading.mentioned];
 }
 
 /**

@@ -1,4 +1,15 @@
-import { clip, content, isRecord, isoDate, item, num, parseJson, requireArray, title } from './common';
+import {
+  clip,
+  content,
+  isRecord,
+  isoDate,
+  item,
+  num,
+  parseJson,
+  requireArray,
+  title,
+  plainText,
+} from './common';
 import { finalScore, firstReportValence, nvdBase } from './scoring';
 import {
   ConnectorError,
@@ -55,18 +66,16 @@ export const nvd: Connector = {
     if (nvdFloor(source) >= 9) url.searchParams.set('cvssV3Severity', 'CRITICAL');
     return url.href;
   },
-  parse(document, context) {
+  *parse(document, context) {
     const root = parseJson(document, 'nvd');
     if (!isRecord(root) || root.format !== 'NVD_CVE')
       throw new ConnectorError('nvd: not an NVD_CVE document');
     const floor = nvdFloor(context.source);
-    const items: SourceItem[] = [];
     for (const entry of requireArray(root, 'vulnerabilities', 'nvd')) {
       const cve = isRecord(entry) && isRecord(entry.cve) ? entry.cve : null;
       const mapped = cve ? mapCve(cve, floor, context) : null;
-      if (mapped) items.push(mapped);
+      if (mapped) yield mapped;
     }
-    return items;
   },
 };
 
@@ -79,7 +88,7 @@ function mapCve(cve: Record<string, unknown>, floor: number, context: ParseConte
   const score = finalScore(nvdBase(cvss.score, inKev), context.source.tier);
   const descriptions = Array.isArray(cve.descriptions) ? cve.descriptions.filter(isRecord) : [];
   const english = descriptions.find((d) => d.lang === 'en') ?? descriptions[0];
-  const description = typeof english?.value === 'string' ? english.value : '';
+  const description = typeof english?.value === 'string' ? plainText(english.value) : '';
   const kevName = typeof cve.cisaVulnerabilityName === 'string' ? cve.cisaVulnerabilityName : null;
   // A description can run to paragraphs: the headline keeps its first 160 characters.
   const heading = title(`${id} (CVSS ${cvss.score}): ${clip(kevName ?? description, 160)}`);

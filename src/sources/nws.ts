@@ -1,4 +1,15 @@
-import { content, httpUrl, isRecord, isoDate, item, parseJson, point, requireArray, title } from './common';
+import {
+  content,
+  httpUrl,
+  isRecord,
+  isoDate,
+  item,
+  parseJson,
+  point,
+  requireArray,
+  title,
+  plainText,
+} from './common';
 import { finalScore, firstReportValence, nwsBase } from './scoring';
 import { ConnectorError, type Connector, type ParseContext, type SourceItem } from './types';
 
@@ -15,17 +26,15 @@ export const nws: Connector = {
   accept: 'application/geo+json',
   // api.weather.gov asks for an identifying User-Agent and "reasonable" rates; alerts change by the minute.
   defaultIntervalMinutes: 5,
-  parse(document, context) {
+  *parse(document, context) {
     const root = parseJson(document, 'nws');
     if (!isRecord(root) || root.type !== 'FeatureCollection') {
       throw new ConnectorError('nws: expected a GeoJSON FeatureCollection');
     }
-    const items: SourceItem[] = [];
     for (const feature of requireArray(root, 'features', 'nws')) {
       const mapped = isRecord(feature) ? mapAlert(feature, context) : null;
-      if (mapped) items.push(mapped);
+      if (mapped) yield mapped;
     }
-    return items;
   },
 };
 
@@ -86,8 +95,8 @@ function mapAlert(feature: Record<string, unknown>, context: ParseContext): Sour
     content_display: content(
       heading,
       `${str(p.event)}: severity ${str(p.severity) || 'Unknown'}, urgency ${str(p.urgency) || 'Unknown'}, certainty ${str(p.certainty) || 'Unknown'}. Area: ${str(p.areaDesc)}.`,
-      str(p.description),
-      str(p.instruction),
+      plainText(str(p.description)),
+      plainText(str(p.instruction)),
     ),
     country_codes: nwsCountries(isRecord(p.geocode) ? p.geocode.UGC : null),
     lat: at.lat,

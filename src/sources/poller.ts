@@ -1,11 +1,18 @@
 import type { Deps } from '../deps';
-import { ingestSourceItems, type UpstreamResult } from '../ingest/upstream';
+import { ingestSourceItems, readItems, recordParseNotes, type UpstreamResult } from '../ingest/upstream';
 import { failureKind, OutboundError, TRUNCATED_HEADER } from '../net/outbound';
 import type { SourceTier } from '../vocab';
+import { TooManyItemsError } from './common';
 import { claimSource, recordFailure, recordSuccess } from './poll-state';
 import type { SourceRow } from './store';
 import { connectorFor } from './registry';
-import { ConnectorError, type ConnectorName, type SourceConfig, type SourceItem } from './types';
+import {
+  ConnectorError,
+  type ConnectorName,
+  type ParseNotes,
+  type SourceConfig,
+  type SourceItem,
+} from './types';
 
 /** Every poll waits at most this long for a feed, connect to last byte. */
 export const POLL_TIMEOUT_MS = 10_000;
@@ -22,7 +29,8 @@ export type IngestSourceItems = typeof ingestSourceItems;
  * - the outbound kinds (`timeout`, `dns_failed`, `connect_failed`, `tls_failed`, `blocked_address`)
  * - `http_<status>`: upstream answered an error status; `redirect_<status>`: it moved (not
  *   followed: the operator updates the URL)
- * - `too_large`: the document exceeds SOURCE_MAX_BYTES; `malformed`: the connector cannot read it
+ * - `too_large`: the document exceeds SOURCE_MAX_BYTES; `too_many_items`: it carries more than
+ *   `MAX_DOCUMENT_ITEMS` (nothing from it is ingested); `malformed`: the connector cannot read it
  * - `misconfigured`: the source lacks what its connector needs (ReliefWeb's `appname`), or names
  *   no known connector; `ingest_failed`: the database refused the items
  */
@@ -139,11 +147,13 @@ export async function pollSource(
     const document = await response.text();
 
     let items: SourceItem[];
+    const notes: ParseNotes = { unreadLanguage: 0 };
     try {
-      items = connector.parse(document, { source: config, now });
+      items = await readItems(connector, document, { source: config, now, notes });
     } catch (error) {
       deps.log.warn('source document unreadable', { source: source.name, detail: String(error) });
-      throw new PollFailure('malformed');
+      // Refused whole, as the admin ingest refuses it: a partial ingest would depend on the feed's order.
+      throw new PollFailure(error instanceof TooManyItemsError ? 'too_many_items' : 'malformed');
     }
     let result: UpstreamResult;
     try {
@@ -157,6 +167,7 @@ export async function pollSource(
       deps.log.error('source ingest failed', { source: source.name, error: String(error) });
       throw new PollFailure('ingest_failed');
     }
+    await recordParseNotes(deps.db, source.id, notes);
     await recordSuccess(deps.db, source, {
       now,
       intervalMinutes,

@@ -1,4 +1,5 @@
-import { classify } from './classify';
+import { readNewsItem, type NewsItemRead } from '../reading/news';
+import { UNREAD_LANGUAGE } from '../reading/read';
 import rules from './classify-rules.json';
 import {
   content,
@@ -57,14 +58,12 @@ export const reliefweb: Connector = {
     }
     return url.href;
   },
-  parse(document, context) {
+  *parse(document, context) {
     const root = parseJson(document, 'reliefweb');
-    const items: SourceItem[] = [];
     for (const record of requireArray(root, 'data', 'reliefweb')) {
       const mapped = isRecord(record) ? mapReport(record, context) : null;
-      if (mapped) items.push(mapped);
+      if (mapped) yield mapped;
     }
-    return items;
   },
 };
 
@@ -103,24 +102,30 @@ function mapReport(record: Record<string, unknown>, context: ParseContext): Sour
   const url = httpUrl(fields.url) ?? `https://reliefweb.int/node/${id}`;
   const date = isRecord(fields.date) ? fields.date : {};
   const published = isoDate(date.original) ?? isoDate(date.created);
-  const heading = title(typeof fields.title === 'string' ? plainText(fields.title) : null);
+  const heading = title(typeof fields.title === 'string' ? fields.title : null);
   if (!published || !heading) return null;
   const body = typeof fields.body === 'string' ? plainText(fields.body) : '';
   const labelled = reliefwebLayer(fields.disaster_type, fields.theme);
-  let layer: Layer;
-  let score: number;
-  let valence;
-  if (labelled) {
-    layer = labelled;
-    score = finalScore(RELIEFWEB_BASE, context.source.tier);
-    valence = firstReportValence(score);
-  } else {
-    const verdict = classify(heading, body.slice(0, 1000), context.source.tier);
-    if (!verdict) return null;
-    ({ layer, score, valence } = verdict);
-  }
   const languages = records(fields.language);
-  const countries = reliefwebCountries(fields);
+  const own = reliefwebCountries(fields);
+  // Unlabelled reports are read as news; ReliefWeb's own countries win over the text's.
+  let read: NewsItemRead | null = null;
+  if (!labelled) {
+    read = readNewsItem({
+      title: heading,
+      summary: body.slice(0, 1000),
+      link: url,
+      language: languageTag(languages[0]?.code),
+      tier: context.source.tier,
+      countries: own,
+    });
+    if (read.reading.gate === UNREAD_LANGUAGE && context.notes) context.notes.unreadLanguage += 1;
+    if (!read.reading.event || !read.reading.layer) return null;
+  }
+  const layer: Layer = labelled ?? read?.reading.layer ?? 'disaster';
+  const score = read ? read.reading.score : finalScore(RELIEFWEB_BASE, context.source.tier);
+  const valence = read ? read.reading.valence : firstReportValence(score);
+  const countries = own.length ? own : (read?.countries ?? countriesInText(heading));
   return item({
     threat_layer: layer,
     significance_score: score,
@@ -142,11 +147,12 @@ function mapReport(record: Record<string, unknown>, context: ParseContext): Sour
     ),
     // A report's countries are ReliefWeb's own codes; its `location` is a country centroid, not a
     // site, so no coordinates are set.
-    country_codes: countries.length ? countries : countriesInText(heading),
+    country_codes: countries,
     language: languageTag(languages[0]?.code) ?? detectLanguage(`${heading} ${body.slice(0, 500)}`),
     published_at: published,
     source_url: url,
     external_ids: [`reliefweb:${id}`],
+    classification: read?.classification ?? undefined,
     upstream_updated_at: isoDate(date.changed) ?? undefined,
   });
 }

@@ -1,7 +1,8 @@
-import { classify } from './classify';
+import { readNewsItem } from '../reading/news';
+import { UNREAD_LANGUAGE } from '../reading/read';
 import {
+  capItems,
   content,
-  detectLanguage,
   httpUrl,
   isRecord,
   isoDate,
@@ -11,12 +12,15 @@ import {
   parseXml,
   plainText,
   title,
+  TITLE_MAX,
   xmlText,
 } from './common';
-import { countriesInText } from './geo';
 import { ConnectorError, type Connector, type ParseContext, type SourceItem } from './types';
 
-/** One entry of any of the three formats, before classification. */
+/**
+ * One entry of any of the three formats, before classification. `title` is raw (XML entities
+ * decoded, markup kept: `title()` cleans it once); `summary` is clean plain text.
+ */
 interface Entry {
   title: string;
   summary: string;
@@ -38,19 +42,18 @@ export const rss: Connector = {
     'application/rss+xml, application/atom+xml, application/feed+json, application/xml;q=0.9, */*;q=0.5',
   // BBC and most news feeds say <ttl>15</ttl>.
   defaultIntervalMinutes: 15,
-  parse(document, context) {
+  // A generator: classification runs per item, and the ingest yields between chunks of items.
+  *parse(document, context) {
     const entries = document
       .trimStart()
       .replace(/^\uFEFF/, '')
       .startsWith('{')
       ? jsonFeed(document)
       : xmlFeed(document);
-    const items: SourceItem[] = [];
     for (const entry of entries) {
       const mapped = mapEntry(entry, context);
-      if (mapped) items.push(mapped);
+      if (mapped) yield mapped;
     }
-    return items;
   },
 };
 
@@ -65,21 +68,30 @@ function mapEntry(entry: Entry, context: ParseContext): SourceItem | null {
   const link = httpUrl(entry.link) ?? httpUrl(entry.guid);
   const heading = title(entry.title);
   if (!link || !(heading || entry.summary)) return null;
-  const text = [heading, entry.summary].filter(Boolean).join('. ');
-  const verdict = classify(heading ?? '', entry.summary, context.source.tier);
-  if (!verdict) return null;
+  const read = readNewsItem({
+    title: heading ?? '',
+    summary: entry.summary,
+    link,
+    language: entry.language,
+    tier: context.source.tier,
+  });
+  const { reading } = read;
+  if (reading.gate === UNREAD_LANGUAGE && context.notes) context.notes.unreadLanguage += 1;
+  if (!reading.event || !reading.layer) return null;
   const url = canonicalLink(link);
   return item({
-    threat_layer: verdict.layer,
-    significance_score: verdict.score,
-    signal_valence: verdict.valence,
+    threat_layer: reading.layer,
+    significance_score: reading.score,
+    signal_valence: reading.valence,
     title: heading,
     content_display: content(heading, entry.summary),
-    country_codes: countriesInText(text).slice(0, 20),
-    language: entry.language ?? detectLanguage(text),
+    country_codes: read.countries,
+    ...(read.city ? { city: read.city.name, lat: read.city.lat, lng: read.city.lng } : {}),
+    language: entry.language ?? reading.language,
     published_at: entry.published ?? entry.updated ?? context.now.toISOString(),
     source_url: url,
     external_ids: [`rss:${url}`],
+    classification: read.classification ?? undefined,
     upstream_updated_at: entry.updated ?? undefined,
   });
 }
@@ -93,10 +105,10 @@ function xmlFeed(document: string): Entry[] {
     const channel = rdf ? rdf.channel : (root.rss as Record<string, unknown>).channel;
     if (!isRecord(channel)) throw new ConnectorError('rss: no <channel>');
     const language = languageTag(xmlText(channel.language) || xmlText(channel['dc:language']));
-    return asArray(rdf ? rdf.item : channel.item)
+    return capItems(asArray(rdf ? rdf.item : channel.item), 'rss')
       .filter(isRecord)
       .map((it) => ({
-        title: plainText(xmlText(it.title)),
+        title: xmlText(it.title, TITLE_MAX),
         summary: plainText(xmlText(it.description)),
         link: xmlText(asArray(it.link)[0]) || null,
         guid: xmlText(it.guid) || null,
@@ -108,10 +120,10 @@ function xmlFeed(document: string): Entry[] {
   if (isRecord(root.feed)) {
     const feed = root.feed;
     const language = languageTag(feed['@_xml:lang']);
-    return asArray(feed.entry)
+    return capItems(asArray(feed.entry), 'rss')
       .filter(isRecord)
       .map((entry) => ({
-        title: plainText(xmlText(entry.title)),
+        title: xmlText(entry.title, TITLE_MAX),
         summary: plainText(xmlText(entry.summary) || xmlText(entry.content)),
         link: atomLink(entry.link),
         guid: xmlText(entry.id) || null,
@@ -136,21 +148,24 @@ function jsonFeed(document: string): Entry[] {
   }
   if (!Array.isArray(root.items)) throw new ConnectorError('rss: JSON Feed without items');
   const language = languageTag(root.language);
-  return root.items.filter(isRecord).map((it) => ({
-    title: typeof it.title === 'string' ? plainText(it.title) : '',
-    summary: plainText(
-      typeof it.summary === 'string'
-        ? it.summary
-        : typeof it.content_text === 'string'
-          ? it.content_text
-          : typeof it.content_html === 'string'
-            ? it.content_html
-            : '',
-    ),
-    link: typeof it.url === 'string' ? it.url : typeof it.external_url === 'string' ? it.external_url : null,
-    guid: typeof it.id === 'string' ? it.id : null,
-    published: isoDate(it.date_published) ?? isoDate(it.date_modified),
-    updated: isoDate(it.date_modified),
-    language: languageTag(it.language) ?? language,
-  }));
+  return capItems(root.items, 'rss')
+    .filter(isRecord)
+    .map((it) => ({
+      title: typeof it.title === 'string' ? it.title : '',
+      summary: plainText(
+        typeof it.summary === 'string'
+          ? it.summary
+          : typeof it.content_text === 'string'
+            ? it.content_text
+            : typeof it.content_html === 'string'
+              ? it.content_html
+              : '',
+      ),
+      link:
+        typeof it.url === 'string' ? it.url : typeof it.external_url === 'string' ? it.external_url : null,
+      guid: typeof it.id === 'string' ? it.id : null,
+      published: isoDate(it.date_published) ?? isoDate(it.date_modified),
+      updated: isoDate(it.date_modified),
+      language: languageTag(it.language) ?? language,
+    }));
 }

@@ -149,10 +149,5 @@ export function whoDonBase(highConsequence: boolean): number {
 
 // Free text -------------------------------------------------------------------------------------
 
-/** Classified text: 2 + the winning layer's keyword weight (≤ 6) + intensity (≤ 2). */
-export function classifiedBase(layerWeight: number, intensity: number): number {
-  return 2 + clamp(layerWeight, 0, 6) + clamp(intensity, 0, 2);
-}
-
 /** A ReliefWeb report labelled by disaster type or theme: a situation report, below the crisis line. */
 export const RELIEFWEB_BASE = 3.5;

@@ -1,5 +1,6 @@
 import type { z } from '@hono/zod-openapi';
 import type { IngestItemSchema } from '../ingest/validate';
+import type { Classification } from '../reading/news';
 import type { SourceTier } from '../vocab';
 
 /** Connector names are part of the API (`/api/v1/admin/sources`, `sources ingest <connector>`). */
@@ -28,6 +29,8 @@ export type SourceItem = Omit<z.input<typeof IngestItemSchema>, 'source'> & {
   upstream_updated_at?: string;
   /** Upstream withdrew the item (USGS `status: deleted`): retract the stored signal. */
   retracted?: boolean;
+  /** How a news connector read the item (src/reading), stored with the signal for the detail view. */
+  classification?: Classification;
 };
 
 /** A source row as a connector sees it. */
@@ -41,6 +44,13 @@ export interface SourceConfig {
 export interface ParseContext {
   source: SourceConfig;
   now: Date;
+  /** What the connector left out and why, for the source's health (`/api/v1/sources`). */
+  notes?: ParseNotes;
+}
+
+export interface ParseNotes {
+  /** News items in a language the reading rules do not cover, whose layer or place was unclear. */
+  unreadLanguage: number;
 }
 
 /** A document the connector cannot read: nothing from it is ingested. */
@@ -57,8 +67,12 @@ export interface Connector {
   readonly defaultIntervalMinutes: number;
   /** The URL to fetch for a source; by default its `url` (GDELT and NVD add query terms). */
   requestUrl?(source: SourceConfig, now: Date): string;
-  /** Throws `ConnectorError` when the document is malformed. */
-  parse(document: string, context: ParseContext): SourceItem[];
+  /**
+   * Throws `ConnectorError` when the document is malformed (`TooManyItemsError` when it carries
+   * more than `MAX_DOCUMENT_ITEMS`). May be lazy (a generator): the ingest takes items one by one
+   * and yields to the event loop between chunks, so errors can surface while iterating.
+   */
+  parse(document: string, context: ParseContext): Iterable<SourceItem>;
 }
 
 /** A source of the built-in catalogue (the poller seeds these rows). */

@@ -10,6 +10,8 @@ import {
   point,
   requireArray,
   title,
+  plainText,
+  TITLE_MAX,
 } from './common';
 import { countryOfEvent, townInPlace } from './geo';
 import { finalScore, firstReportValence, usgsBase } from './scoring';
@@ -25,17 +27,15 @@ export const usgs: Connector = {
   accept: 'application/geo+json, application/json',
   // The summary feeds are regenerated every minute; five minutes matches the cron run.
   defaultIntervalMinutes: 5,
-  parse(document, context) {
+  *parse(document, context) {
     const root = parseJson(document, 'usgs');
     if (!isRecord(root) || root.type !== 'FeatureCollection') {
       throw new ConnectorError('usgs: expected a GeoJSON FeatureCollection');
     }
-    const items: SourceItem[] = [];
     for (const feature of requireArray(root, 'features', 'usgs')) {
       const mapped = isRecord(feature) ? mapFeature(feature, context.source.tier) : null;
-      if (mapped) items.push(mapped);
+      if (mapped) yield mapped;
     }
-    return items;
   },
 };
 
@@ -62,7 +62,7 @@ function mapFeature(
   const coordinates = isRecord(feature.geometry) ? feature.geometry.coordinates : null;
   const [lng, lat, depth] = Array.isArray(coordinates) ? coordinates : [];
   const at = point(lat, lng);
-  const place = typeof p.place === 'string' ? p.place : null;
+  const place = typeof p.place === 'string' ? plainText(p.place, TITLE_MAX) || null : null;
   const mag = num(p.mag);
   const alert = typeof p.alert === 'string' ? p.alert : null;
   const tsunami = num(p.tsunami);

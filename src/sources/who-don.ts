@@ -27,14 +27,12 @@ export const whoDon: Connector = {
   accept: 'application/json',
   // A handful of items a week.
   defaultIntervalMinutes: 60,
-  parse(document, context) {
+  *parse(document, context) {
     const root = parseJson(document, 'who-don');
-    const items: SourceItem[] = [];
     for (const record of requireArray(root, 'value', 'who-don')) {
       const mapped = isRecord(record) ? mapNews(record, context) : null;
-      if (mapped) items.push(mapped);
+      if (mapped) yield mapped;
     }
-    return items;
   },
 };
 
@@ -53,7 +51,7 @@ function mapNews(record: Record<string, unknown>, context: ParseContext): Source
   const str = (key: string): string =>
     typeof record[key] === 'string' ? (record[key] as string).trim() : '';
   const id = str('DonId') || str('Id');
-  const heading = title(plainText(str('Title')));
+  const heading = title(str('Title'));
   const published = isoDate(str('PublicationDateAndTime')) ?? isoDate(str('PublicationDate'));
   const relative = str('ItemDefaultUrl') || (str('UrlName') ? `/${str('UrlName')}` : '');
   const url = httpUrl(relative ? ITEM_BASE + relative.replace(/^\/+/, '') : null);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { COUNTRIES } from '../../src/countries';
 import { extractEntities, type ExtractedEntity } from '../../src/ingest/entities';
+import { readPlaces } from '../../src/reading/places';
 
 const find = (entities: ExtractedEntity[], name: string) => entities.find((e) => e.name === name);
 const names = (text: string) => extractEntities(text).map((e) => e.name);
@@ -183,4 +185,22 @@ describe('extractEntities', () => {
     for (let i = 0; i < 20; i++) expect(extractEntities(paragraph)).toEqual(first);
     expect(find(first, 'Tarek Osman')?.count).toBe(2);
   });
+
+  it('files a country under the name the country table gives the code the place reader reads', () => {
+    const text = 'Rebels advanced in the DRC on Monday. Fighting in Congo displaced thousands, officials in Britain said.';
+    const locations = extractEntities(text)
+      .filter((e) => e.type === 'location')
+      .map((e) => e.name);
+    const reading = readPlaces(text, '', 'en');
+    const codes = [...reading.countries, ...reading.mentioned];
+    expect(codes).toEqual(['CD', 'GB']);
+    expect(locations.sort()).toEqual(codes.map((code) => COUNTRIES[code]!.name).sort());
+    expect(find(extractEntities(text), COUNTRIES.CD!.name)?.count).toBe(2);
+  });
+
+  it('finds cities and regions from the gazetteer under one spelling', () => {
+    expect(names('Drones hit Kiev and Kyiv overnight')).toEqual(['Kyiv']);
+    expect(find(extractEntities('Shipping resumed in the Red Sea near Hodeidah.'), 'Red Sea')?.type).toBe('location');
+  });
 });
+

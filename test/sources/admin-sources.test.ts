@@ -127,7 +127,7 @@ describe.each(backends)('admin sources API on $name', (backend) => {
 
     const ingested = await app.fetch(
       '/api/v1/admin/sources/who-don/ingest',
-      admin({ method: 'POST', body: fixture('who-don-documented.json') }),
+      admin({ method: 'POST', body: fixture('who-don.json') }),
     );
     expect(ingested.status).toBe(200);
     const who = (await call('GET', '/api/v1/admin/sources?connector=who-don')).body.data[0] as Json;

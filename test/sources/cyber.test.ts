@@ -4,26 +4,29 @@ import { ConnectorError } from '../../src/sources/types';
 import { byId, context, fixture, parse } from './support';
 
 const kev = fixture('cisa-kev.json');
-const nvdDoc = fixture('nvd-cves-2.0.json');
+const nvdDoc = fixture('nvd.json');
 
 describe('cisa-kev connector', () => {
   it('maps an exploited CVE and raises the score for known ransomware use', () => {
     const items = parse('cisa-kev', kev);
-    expect(items).toHaveLength(30);
-    expect(byId(items, 'cisa-kev:CVE-2025-48384')).toMatchObject({
+    // the entry without a CVE id is skipped
+    expect(items).toHaveLength(3);
+    expect(byId(items, 'cisa-kev:CVE-2025-90001')).toMatchObject({
       threat_layer: 'cyber',
       significance_score: 6,
       signal_valence: 'crisis',
-      title: 'CVE-2025-48384: Git Link Following Vulnerability',
+      title: 'CVE-2025-90001: Examplesoft Example Gateway Path Traversal Vulnerability',
       country_codes: [],
-      published_at: '2025-08-25T00:00:00.000Z',
+      published_at: '2025-11-20T00:00:00.000Z',
       source_url:
-        'https://www.cisa.gov/known-exploited-vulnerabilities-catalog?search_api_fulltext=CVE-2025-48384',
-      external_ids: ['cisa-kev:CVE-2025-48384'],
+        'https://www.cisa.gov/known-exploited-vulnerabilities-catalog?search_api_fulltext=CVE-2025-90001',
+      external_ids: ['cisa-kev:CVE-2025-90001'],
     });
-    const ransomware = byId(items, 'cisa-kev:CVE-2025-49706');
+    const ransomware = byId(items, 'cisa-kev:CVE-2025-90002');
     expect(ransomware.significance_score).toBe(8);
     expect(ransomware.content_display).toContain('Known use in ransomware campaigns.');
+    // the description's markup is stripped
+    expect(ransomware.content_display).toContain('allowing remote code execution.');
   });
 
   it('refuses a malformed document', () => {
@@ -35,30 +38,39 @@ describe('cisa-kev connector', () => {
 describe('nvd connector', () => {
   it('keeps only CVEs at or above the default floor of 9.0, by NVD’s primary score', () => {
     const items = parse('nvd', nvdDoc);
-    expect(items).toHaveLength(11);
-    // CVE-2022-20701: primary v3.1 7.8 (the secondary 10.0 does not count)
-    expect(items.some((i) => i.external_ids.includes('nvd:CVE-2022-20701'))).toBe(false);
-    expect(byId(items, 'nvd:CVE-2021-25992')).toMatchObject({
+    expect(items).toHaveLength(4);
+    // CVE-2025-91003: primary v3.1 7.8 (the secondary 10.0 does not count)
+    expect(items.some((i) => i.external_ids.includes('nvd:CVE-2025-91003'))).toBe(false);
+    expect(byId(items, 'nvd:CVE-2025-91001')).toMatchObject({
       threat_layer: 'cyber',
       // 9.8 − 3
       significance_score: 6.8,
       signal_valence: 'crisis',
-      published_at: '2022-02-10T10:15:13.973Z',
-      upstream_updated_at: '2022-02-22T21:48:06.750Z',
-      source_url: 'https://nvd.nist.gov/vuln/detail/CVE-2021-25992',
-      external_ids: ['nvd:CVE-2021-25992'],
+      // NVD writes UTC without a zone: read as UTC
+      published_at: '2025-11-18T10:15:13.973Z',
+      upstream_updated_at: '2025-11-19T21:48:06.750Z',
+      source_url: 'https://nvd.nist.gov/vuln/detail/CVE-2025-91001',
+      external_ids: ['nvd:CVE-2025-91001'],
     });
-    // 9.8 − 3 + 1.5 (in CISA KEV)
-    expect(byId(items, 'nvd:CVE-2022-20699')).toMatchObject({
+    // 9.8 − 3 + 1.5 (in CISA KEV), titled by KEV's name
+    expect(byId(items, 'nvd:CVE-2025-91002')).toMatchObject({
       significance_score: 8.3,
-      title:
-        'CVE-2022-20699 (CVSS 9.8): Cisco Small Business RV Series Routers Stack-based Buffer Overflow Vulnerability',
+      title: 'CVE-2025-91002 (CVSS 9.8): Test Router Stack-based Buffer Overflow Vulnerability',
     });
+    // the newest CVSS version present (v4.0 9.3) wins over v3.1 8.1; markup stripped
+    expect(byId(items, 'nvd:CVE-2025-91004')).toMatchObject({
+      significance_score: 6.3,
+      title: 'CVE-2025-91004 (CVSS 9.3): Demo Server allows an unauthenticated reset of any account.',
+    });
+    // 10 − 3 + 1.5
+    expect(byId(items, 'nvd:CVE-2025-91005').significance_score).toBe(8.5);
   });
 
   it('honours a configured floor', () => {
-    expect(parse('nvd', nvdDoc, context('core', { min_cvss: 7 })).length).toBeGreaterThan(11);
-    expect(parse('nvd', nvdDoc, context('core', { min_cvss: 10 }))).toHaveLength(0);
+    expect(parse('nvd', nvdDoc, context('core', { min_cvss: 7 }))).toHaveLength(5);
+    expect(parse('nvd', nvdDoc, context('core', { min_cvss: 10 })).map((i) => i.external_ids)).toEqual([
+      ['nvd:CVE-2025-91005'],
+    ]);
   });
 
   it('retracts a rejected CVE', () => {

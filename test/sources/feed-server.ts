@@ -1,6 +1,6 @@
 /**
  * A feed host on loopback (a real socket) for poller tests: each path answers as a route says,
- * a recorded fixture with validators (and 304 when the client presents them), an error status,
+ * a fixture document with validators (and 304 when the client presents them), an error status,
  * a redirect, a body too large, or an answer that comes too late. Every request is kept.
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
@@ -70,7 +70,7 @@ export async function startFeedServer(routes: Record<string, Route> = {}): Promi
 }
 
 /**
- * The recorded USGS feed as if generated at `at`: every time moved by the same offset, so a
+ * The USGS fixture as if generated at `at`: every time moved by the same offset, so a
  * test on the real clock (the dispatcher's and the database's) sees it as fresh.
  */
 export function usgsAsOf(document: string, at: Date): string {

@@ -4,26 +4,37 @@ import { reliefwebCountries, reliefwebLayer } from '../../src/sources/reliefweb'
 import { ConnectorError } from '../../src/sources/types';
 import { byId, fixture, parse } from './support';
 
-const relief = fixture('reliefweb-reports-v2.json');
+const relief = fixture('reliefweb.json');
 // WRITTEN FROM WHO's published API description (OData `value[]` with DonId, Title, UrlName,
 // ItemDefaultUrl, PublicationDate, LastModified, Summary): no real response was recorded.
-const don = fixture('who-don-documented.json');
+const don = fixture('who-don.json');
 
 describe('reliefweb connector', () => {
   it('layers by disaster type, then keywords, and drops unlabelled reports that match no rule', () => {
     const items = parse('reliefweb', relief);
-    expect(items).toHaveLength(9);
-    expect(byId(items, 'reliefweb:4232417')).toMatchObject({
+    expect(byId(items, 'reliefweb:9100001')).toMatchObject({
       threat_layer: 'disaster',
       significance_score: 3.5,
       signal_valence: 'update',
+      title: 'Nepal: Test Valley Floods - Flash Update No. 1',
       country_codes: ['NP'],
+      language: 'en',
       published_at: '2026-10-02T13:50:22.000Z',
-      source_url: 'https://reliefweb.int/node/4232417',
-      external_ids: ['reliefweb:4232417'],
+      upstream_updated_at: '2026-10-03T08:00:00.000Z',
+      source_url: 'https://reliefweb.int/node/9100001',
+      external_ids: ['reliefweb:9100001'],
     });
-    // "WFP Egypt Country Brief": no disaster type, no theme, no keyword
-    expect(items.some((i) => i.external_ids.includes('reliefweb:4232481'))).toBe(false);
+    // EP (epidemic) is health; the country list is ISO3, deduplicated
+    expect(byId(items, 'reliefweb:9100002')).toMatchObject({
+      threat_layer: 'health',
+      country_codes: ['CD', 'RW'],
+    });
+    // a theme layers it; "wld" (World) is no country; the body's markup is stripped
+    const world = byId(items, 'reliefweb:9100003');
+    expect(world).toMatchObject({ threat_layer: 'political', country_codes: [] });
+    expect(world.content_display).toContain('A test report & its annex.');
+    // An Education-themed brief: no disaster type, no layer theme, no keyword (layer left to the rules)
+    expect(items.some((i) => i.external_ids.includes('reliefweb:9100004'))).toBe(false);
     // A centroid is not a site: no coordinates
     expect(items.every((i) => i.lat === undefined)).toBe(true);
   });

@@ -20,7 +20,7 @@ describe('the live-sources timer', () => {
     database = await testPglite();
     feeds = await startFeedServer({
       '/quakes': {
-        document: usgsAsOf(fixture('usgs-significant-month.geojson'), new Date()),
+        document: usgsAsOf(fixture('usgs.geojson'), new Date()),
         type: 'application/geo+json',
       },
       '/gone': { status: 410 },
@@ -52,7 +52,7 @@ describe('the live-sources timer', () => {
     expect(lines[0]).toBe('Live sources on: polling the due ones now and every minute.');
     expect(lines.slice(1).map((l) => l.replace(/^\[[^\]]+\] /, ''))).toEqual([
       expect.stringMatching(/^loop gone: failed \(http_410\), failure 1, next poll \d{4}-/),
-      'loop quakes: 18 items, 9 new, 0 updated, 0 known, 9 older than the poll window',
+      'loop quakes: 6 items, 3 new, 0 updated, 0 known, 3 older than the poll window',
     ]);
   });
 });

@@ -3,7 +3,7 @@ import { nwsCountries } from '../../src/sources/nws';
 import { ConnectorError } from '../../src/sources/types';
 import { context, fixture, parse } from './support';
 
-const doc = fixture('nws-alerts-active-point.geojson');
+const doc = fixture('nws.geojson');
 const whileActive = context('core', {}, new Date('2026-08-10T00:00:00Z'));
 
 describe('nws connector', () => {
@@ -14,17 +14,17 @@ describe('nws connector', () => {
       // Moderate 4 + Expected 0.5 + Likely 0
       significance_score: 4.5,
       signal_valence: 'crisis',
-      title: 'Heat Advisory issued August 9 at 2:24PM EDT until August 10 at 7:00PM EDT by NWS Upton NY',
+      title: 'Heat Advisory issued August 9 at 2:24PM EDT until August 10 at 7:00PM EDT by NWS Test Office',
       country_codes: ['US'],
       language: 'en',
       published_at: '2026-08-09T18:24:00.000Z',
       upstream_updated_at: '2026-08-09T18:24:00.000Z',
       source_url:
-        'https://api.weather.gov/alerts/urn:oid:2.49.0.1.840.0.e300676d0f7a6c53c67d0146c929fffb5137d904.004.1',
+        'https://api.weather.gov/alerts/urn:oid:2.49.0.1.840.0.test0000000000000000000000000000000001.001.1',
       // its own id and the alert it extends (parameters.expiredReferences)
       external_ids: [
-        'nws:urn:oid:2.49.0.1.840.0.e300676d0f7a6c53c67d0146c929fffb5137d904.004.1',
-        'nws:urn:oid:2.49.0.1.840.0.f3d5f2c427cc103cbccb73a90e8e3b4dcce0a12c.004.1',
+        'nws:urn:oid:2.49.0.1.840.0.test0000000000000000000000000000000001.001.1',
+        'nws:urn:oid:2.49.0.1.840.0.test0000000000000000000000000000000000.001.1',
       ],
     });
     // geometry is null in the feed: no invented coordinates

@@ -35,8 +35,8 @@ describe('polling one source', () => {
     return ingestSourceItems(db, source, items, options);
   };
 
-  const usgs = fixture('usgs-significant-month.geojson');
-  const gdacs = fixture('gdacs-rss-7d.xml');
+  const usgs = fixture('usgs.geojson');
+  const gdacs = fixture('gdacs.xml');
 
   beforeAll(async () => {
     database = await testPglite();
@@ -53,6 +53,18 @@ describe('polling one source', () => {
       '/huge': {
         document: `{"type":"FeatureCollection","features":[${'0,'.repeat(600_000)}0]}`,
         type: 'application/json',
+      },
+      // One feature over the 5,000-item cap: refused whole, never ingested in part.
+      '/over-cap': {
+        document: JSON.stringify({
+          type: 'FeatureCollection',
+          features: Array.from({ length: 5001 }, (_, i) => ({
+            type: 'Feature',
+            id: `cap${i}`,
+            properties: {},
+          })),
+        }),
+        type: 'application/geo+json',
       },
       '/broken-json': { document: '{"type":"FeatureCollection","features":[', type: 'application/json' },
       '/broken-xml': { document: '<rss><channel><item><title>x</title>', type: 'application/rss+xml' },
@@ -92,8 +104,8 @@ describe('polling one source', () => {
     await addSource('quakes', 'usgs', '/usgs');
 
     const first = await poll('quakes');
-    expect(first).toMatchObject({ source: 'quakes', connector: 'usgs', status: 'ok', items: 18 });
-    expect(ingested).toEqual([{ source: 'quakes', items: 18 }]);
+    expect(first).toMatchObject({ source: 'quakes', connector: 'usgs', status: 'ok', items: 6 });
+    expect(ingested).toEqual([{ source: 'quakes', items: 6 }]);
     const request = feeds.requests[0]!;
     expect(request.headers['user-agent']).toBe(`SignalIntel-Sources/1 (+${CONTACT})`);
     expect(request.headers.accept).toContain('json');
@@ -105,7 +117,7 @@ describe('polling one source', () => {
       lastSuccessAt: clock,
       lastError: null,
       consecutiveFailures: 0,
-      lastPollItems: 18,
+      lastPollItems: 6,
       nextPollAt: new Date(clock.getTime() + 5 * MINUTE),
     });
 
@@ -145,6 +157,7 @@ describe('polling one source', () => {
     ['an error status', 'usgs', '/error', 'http_500'],
     ['an answer past the timeout', 'usgs', '/slow', 'timeout'],
     ['a body over SOURCE_MAX_BYTES', 'usgs', '/huge', 'too_large'],
+    ['a document over the item cap', 'usgs', '/over-cap', 'too_many_items'],
     ['malformed JSON', 'usgs', '/broken-json', 'malformed'],
     ['malformed XML', 'gdacs', '/broken-xml', 'malformed'],
     ['a redirect (not followed)', 'usgs', '/moved', 'redirect_301'],

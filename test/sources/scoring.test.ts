@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  classifiedBase,
   eonetBase,
   finalScore,
   firstReportValence,
@@ -61,11 +60,9 @@ describe('scoring table (hand-computed)', () => {
     expect(nvdBase(10, true)).toBe(8.5);
   });
 
-  it('health and free text', () => {
+  it('health', () => {
     expect(whoDonBase(false)).toBe(6);
     expect(whoDonBase(true)).toBe(7.5);
-    expect(classifiedBase(3, 1)).toBe(6);
-    expect(classifiedBase(11, 5)).toBe(10);
   });
 
   it('tier adjustment, clamping and rounding', () => {

@@ -25,9 +25,9 @@ describe('sources CLI', () => {
 
   it('ingests a saved feed document, then finds nothing new in it', async () => {
     const file = join(dataDir, 'quakes.geojson');
-    writeFileSync(file, fixture('usgs-significant-month.geojson'));
-    expect(await cli('ingest', 'usgs', file)).toMatchObject({ accepted: 18, updated: 0, duplicates: 0 });
-    expect(await cli('ingest', 'usgs', file)).toMatchObject({ accepted: 0, duplicates: 18, ids: [] });
+    writeFileSync(file, fixture('usgs.geojson'));
+    expect(await cli('ingest', 'usgs', file)).toMatchObject({ accepted: 6, updated: 0, duplicates: 0 });
+    expect(await cli('ingest', 'usgs', file)).toMatchObject({ accepted: 0, duplicates: 6, ids: [] });
     const bad = join(dataDir, 'bad.geojson');
     writeFileSync(bad, '{"type":');
     await expect(cli('ingest', 'usgs', bad)).rejects.toMatchObject({

@@ -4,7 +4,7 @@ import { connectorFor } from '../../src/sources/registry';
 import type { ConnectorName, ParseContext, SourceItem } from '../../src/sources/types';
 import type { SourceTier } from '../../src/vocab';
 
-/** A recorded feed from test/fixtures/feeds (copies of ../shared/fixtures/feeds, see its README). */
+/** A feed document from test/fixtures/feeds (written for the tests, see its README). */
 export const fixture = (file: string): string =>
   readFileSync(join(import.meta.dirname, '..', 'fixtures', 'feeds', file), 'utf8');
 
@@ -18,7 +18,7 @@ export const context = (
 export function parse(name: ConnectorName, document: string, ctx: ParseContext = context()): SourceItem[] {
   const connector = connectorFor(name);
   if (!connector) throw new Error(`connector ${name} is not registered`);
-  return connector.parse(document, ctx);
+  return [...connector.parse(document, ctx)];
 }
 
 /** The item carrying that external id. */

@@ -33,7 +33,7 @@ describe.each(backends)('upstream ingest on $name', (backend) => {
       { settleMs: 0, timeoutMs: 2_000 },
     );
   const delivered = () => receiver.received.flatMap((r) => r.body.signals.map((s) => s.id));
-  const quakes = (doc = fixture('usgs-significant-month.geojson')) => parse('usgs', doc, context('core'));
+  const quakes = (doc = fixture('usgs.geojson')) => parse('usgs', doc, context('core'));
 
   beforeAll(async () => {
     database = await backend.open();
@@ -51,9 +51,9 @@ describe.each(backends)('upstream ingest on $name', (backend) => {
 
   it('a poll window skips old items; a backfill keeps them', async () => {
     const items = quakes();
-    // The fixture's quakes were last updated between 2023-09-18 and 2023-10-11: a 48-hour window
-    // from 2023-10-12 keeps the recently updated ones (an old quake revised lately counts as recent).
-    const now = new Date('2023-10-12T00:00:00Z');
+    // The fixture's quakes were last updated between 2025-11-08 and 2025-11-13: a 48-hour window
+    // from 2025-11-14 keeps the recently updated ones (an old quake revised lately counts as recent).
+    const now = new Date('2025-11-14T00:00:00Z');
     const recent = items.filter((i) => Date.parse(i.upstream_updated_at!) > now.getTime() - 48 * 3_600_000);
     expect(recent.length).toBeGreaterThan(0);
     expect(recent.length).toBeLessThan(items.length);
@@ -113,8 +113,8 @@ describe.each(backends)('upstream ingest on $name', (backend) => {
   });
 
   it('an item seen under a second id (USGS ids overlap) is the same signal', async () => {
-    const item = byId(quakes(), 'usgs:us6000len8');
-    const aliased = { ...item, external_ids: ['usgs:us6000len8', 'usgs:at00s2f3xx'] };
+    const item = byId(quakes(), 'usgs:us7000tst1');
+    const aliased = { ...item, external_ids: ['usgs:us7000tst1', 'usgs:at0000alias'] };
     expect(await ingestSourceItems(database.db, source, [aliased])).toMatchObject({
       accepted: 0,
       duplicates: 1,

@@ -4,7 +4,7 @@ import { usgsIds } from '../../src/sources/usgs';
 import { revisionOf } from '../../src/sources/revision';
 import { byId, context, fixture, parse } from './support';
 
-const doc = fixture('usgs-significant-month.geojson');
+const doc = fixture('usgs.geojson');
 
 /** The fixture with one feature's properties edited, as a later poll of the feed would serve it. */
 function edited(id: string, change: (properties: Record<string, unknown>) => void): string {
@@ -15,67 +15,73 @@ function edited(id: string, change: (properties: Record<string, unknown>) => voi
 }
 
 describe('usgs connector', () => {
-  it('maps every feature of the recorded feed', () => {
-    expect(parse('usgs', doc)).toHaveLength(18);
+  it('maps every feature of the feed', () => {
+    expect(parse('usgs', doc)).toHaveLength(6);
   });
 
-  it('maps the M6.3 Herat quake: red PAGER, Afghanistan from the coordinates', () => {
-    const item = byId(parse('usgs', doc), 'usgs:us6000len8');
+  it('maps a red-PAGER quake: score floor, sig bonus, country from the coordinates, town of the place', () => {
+    const item = byId(parse('usgs', doc), 'usgs:us7000tst1');
     expect(item).toMatchObject({
       threat_layer: 'disaster',
-      // max(6.3 − 1, red 9) + 0.5 (sig 2029 ≥ 1000) = 9.5
+      // max(6.4 − 1, red 9) + 0.5 (sig 2100 ≥ 1000) = 9.5
       significance_score: 9.5,
       signal_valence: 'crisis',
-      title: 'M 6.3 - western Afghanistan',
+      title: 'M 6.4 - 40 km S of Test Valley, Afghanistan',
       country_codes: ['AF'],
-      lat: 34.5565,
-      lng: 62.0449,
+      city: 'Test Valley',
+      lat: 33.5,
+      lng: 65.5,
       language: 'en',
-      published_at: '2023-10-11T00:41:56.160Z',
-      upstream_updated_at: '2023-10-11T19:57:32.893Z',
-      source_url: 'https://earthquake.usgs.gov/earthquakes/eventpage/us6000len8',
-      external_ids: ['usgs:us6000len8'],
+      published_at: '2025-11-13T02:13:20.000Z',
+      upstream_updated_at: '2025-11-13T03:13:20.000Z',
+      source_url: 'https://earthquake.usgs.gov/earthquakes/eventpage/us7000tst1',
+      external_ids: ['usgs:us7000tst1'],
     });
-    expect(item.city).toBeUndefined();
     expect(item.retracted).toBeUndefined();
   });
 
-  it('keeps every network id of a merged event and the town of the place', () => {
-    const item = byId(parse('usgs', doc), 'usgs:us6000le56');
+  it('keeps every network id of a merged event; a tsunami flag adds half a point', () => {
+    const item = byId(parse('usgs', doc), 'usgs:us7000tst2');
     expect(item).toMatchObject({
-      // max(4.32 − 1, green 0) + 0.5 tsunami = 3.82 → 3.8, below 4: an update
+      // max(4.3 − 1, green 0) + 0.5 tsunami = 3.8, below 4: an update
       significance_score: 3.8,
       signal_valence: 'update',
+      // "…, Washington": a US state in the place text
       country_codes: ['US'],
-      city: 'Port Townsend',
-      external_ids: ['usgs:uw61965081', 'usgs:ew1696818070', 'usgs:at00s28p79', 'usgs:us6000le56'],
+      city: 'Port Angeles',
+      external_ids: ['usgs:us7000tst2', 'usgs:uw70000tst', 'usgs:at0000tst2'],
     });
+    // the yellow PAGER floor: max(5.6 − 1, 6)
+    expect(byId(parse('usgs', doc), 'usgs:us7000tst5').significance_score).toBe(6);
   });
 
   it('takes an offshore event’s country from the place text, not country-coder’s sea border', () => {
-    // 66 km E of Sarangani at sea: country-coder alone says Indonesia.
-    expect(byId(parse('usgs', doc), 'usgs:us6000lcri').country_codes).toEqual(['PH']);
-    expect(byId(parse('usgs', doc), 'usgs:us6000lec2').country_codes).toEqual(['SK']);
+    // At sea between Mindanao and Indonesia; the place text ends with the Philippines.
+    expect(byId(parse('usgs', doc), 'usgs:us7000tst3').country_codes).toEqual(['PH']);
+    // A place naming two countries decides nothing: the point (in Slovakia) does.
+    expect(byId(parse('usgs', doc), 'usgs:us7000tst4').country_codes).toEqual(['SK']);
+    // Far at sea, no country in the text: no country, never a guess.
+    expect(byId(parse('usgs', doc), 'usgs:us7000tst6').country_codes).toEqual([]);
   });
 
   it('lowers the score by the source tier', () => {
-    const item = byId(parse('usgs', doc, context('community')), 'usgs:us6000len8');
+    const item = byId(parse('usgs', doc, context('community')), 'usgs:us7000tst1');
     expect(item.significance_score).toBe(9);
   });
 
   it('reports a revision when the feed updates the magnitude and time', () => {
-    const first = byId(parse('usgs', doc), 'usgs:us6000ldpv');
+    const first = byId(parse('usgs', doc), 'usgs:us7000tst5');
     const revised = byId(
       parse(
         'usgs',
-        edited('us6000ldpv', (p) => {
+        edited('us7000tst5', (p) => {
           p.mag = 6.1;
-          p.updated = 1696800000000;
+          p.updated = 1763000000000;
         }),
       ),
-      'usgs:us6000ldpv',
+      'usgs:us7000tst5',
     );
-    expect(revised.upstream_updated_at).toBe('2023-10-08T21:20:00.000Z');
+    expect(revised.upstream_updated_at).toBe('2025-11-13T02:13:20.000Z');
     // yellow floor 6 vs 6.1 − 1: still 6; the newer update time makes it a revision
     expect(revised.significance_score).toBe(6);
     expect(revisionOf(first, revised)).toBe('revised');
@@ -86,29 +92,29 @@ describe('usgs connector', () => {
     const deleted = byId(
       parse(
         'usgs',
-        edited('us6000ldpv', (p) => {
+        edited('us7000tst5', (p) => {
           p.status = 'deleted';
-          p.updated = 1696900000000;
+          p.updated = 1763100000000;
         }),
       ),
-      'usgs:us6000ldpv',
+      'usgs:us7000tst5',
     );
     expect(deleted.retracted).toBe(true);
     const stripped = byId(
       parse(
         'usgs',
-        edited('us6000ldpv', (p) => {
+        edited('us7000tst5', (p) => {
           p.status = 'deleted';
           delete p.url;
         }),
       ),
-      'usgs:us6000ldpv',
+      'usgs:us7000tst5',
     );
     expect(stripped).toMatchObject({
       retracted: true,
-      source_url: 'https://earthquake.usgs.gov/earthquakes/eventpage/us6000ldpv',
+      source_url: 'https://earthquake.usgs.gov/earthquakes/eventpage/us7000tst5',
     });
-    expect(revisionOf(byId(parse('usgs', doc), 'usgs:us6000ldpv'), deleted)).toBe('retracted');
+    expect(revisionOf(byId(parse('usgs', doc), 'usgs:us7000tst5'), deleted)).toBe('retracted');
   });
 
   it('splits the ids list with its leading and trailing commas', () => {

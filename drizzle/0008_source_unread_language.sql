@@ -1,0 +1,1 @@
+ALTER TABLE "sources" ADD COLUMN "unread_language_items" integer DEFAULT 0 NOT NULL;

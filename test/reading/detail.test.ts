@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { queryRows, type DatabaseHandle } from '../../src/db/client';
+import { admin, backends, createKey, json, startTestApp, type TestApp } from '../support/harness';
+
+/**
+ * A news feed through the admin ingest on the real app: the signal detail carries the reading
+ * (`classification`) and `/api/v1/sources` counts the items left out for their language.
+ * Headlines are invented for this test.
+ */
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const feed = `<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0"><channel><title>Test wire</title><link>https://wire.example/</link>
+<item><title>Car bomb kills 14 at market in Mosul, officials say</title>
+  <description>At least 30 people were wounded in the blast.</description>
+  <link>https://wire.example/world/mosul-market</link><pubDate>Mon, 23 Nov 2026 08:00:00 GMT</pubDate></item>
+<item><title>Watch: how the night unfolded</title><description>Video.</description>
+  <link>https://wire.example/av/night</link><pubDate>Mon, 23 Nov 2026 08:05:00 GMT</pubDate></item>
+<item><title>বন্যায় বহু গ্রাম প্লাবিত, হাজারো মানুষ পানিবন্দি</title><description>নদীর পানি বিপৎসীমার ওপরে।</description>
+  <link>https://wire.example/bn/flood</link><pubDate>Mon, 23 Nov 2026 08:10:00 GMT</pubDate></item>
+</channel></rss>`;
+
+describe.each(backends)('news reading on the signal and the source on $name', (backend) => {
+  let database: DatabaseHandle;
+  let app: TestApp;
+  let key: string;
+
+  beforeAll(async () => {
+    database = await backend.open();
+    app = await startTestApp(database.db);
+    key = (await createKey(database.db, 'pro')).key;
+  }, 180_000);
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+  });
+
+  const get = async (path: string) => {
+    const res = await app.fetch(path, { headers: { 'X-Api-Key': key } });
+    return { status: res.status, body: (await res.json()) as Json };
+  };
+
+  it('stores the classification at ingest and serves it in the detail view', async () => {
+    const created = await app.fetch(
+      '/api/v1/admin/sources',
+      admin(
+        json({
+          connector: 'rss',
+          name: 'Test wire',
+          url: 'https://wire.example/feed',
+          tier: 'core',
+          enabled: false,
+        }),
+      ),
+    );
+    expect(created.status).toBe(201);
+    const res = await app.fetch(
+      `/api/v1/admin/sources/rss/ingest?source=${encodeURIComponent('Test wire')}`,
+      admin({ method: 'POST', headers: { 'Content-Type': 'application/rss+xml' }, body: feed }),
+    );
+    const ingested = (await res.json()) as Json;
+    expect(res.status).toBe(200);
+    // the video shell is not an event; the Bengali item is in a language without rules and names no country
+    expect(ingested.accepted).toBe(1);
+    const detail = await get(`/api/v1/signals/${ingested.ids[0]}`);
+    expect(detail.status).toBe(200);
+    expect(detail.body).toMatchObject({ threat_layer: 'criminal', country_codes: ['IQ'] });
+    const c = detail.body.classification;
+    expect(c).toMatchObject({
+      kind: 'mass_casualty_attack',
+      read_as: 'en',
+      casualties: { dead: 14, hurt: 30 },
+      valence: 'crisis',
+    });
+    // the score is the sum of its terms
+    const t = c.terms;
+    expect(detail.body.significance_score).toBeCloseTo(t.base + t.casualties + t.scope + t.hedge + t.tier, 5);
+    expect(c.matched).toContain('kind:mass_casualty_attack');
+  });
+
+  it('counts items in an unread language in the source health', async () => {
+    const sources = await get('/api/v1/sources');
+    expect(sources.status).toBe(200);
+    const wire = (sources.body.data as Json[]).find((s) => s.name === 'Test wire');
+    expect(wire?.unread_language).toBe(1);
+  });
+
+  it('leaves classification null for signals that were not read from text', async () => {
+    const res = await app.fetch(
+      '/api/v1/admin/signals',
+      admin(
+        json([
+          {
+            threat_layer: 'disaster',
+            significance_score: 5,
+            signal_valence: 'crisis',
+            content_display: 'M 6.1 earthquake near the coast',
+            country_codes: ['CL'],
+            published_at: '2026-11-23T09:00:00Z',
+            source_url: 'https://quakes.example/e1',
+            source: { name: 'Quake feed' },
+          },
+        ]),
+      ),
+    );
+    const body = (await res.json()) as Json;
+    expect(body, JSON.stringify(body)).toMatchObject({ accepted: 1 });
+    const [row] = await queryRows<{ id: string }>(
+      database.db,
+      sql`SELECT id FROM signals WHERE source_url = 'https://quakes.example/e1'`,
+    );
+    const id = row!.id;
+    expect((await get(`/api/v1/signals/${id}`)).body.classification).toBeNull();
+  });
+});

@@ -1,0 +1,198 @@
+import { describe, expect, it } from 'vitest';
+import { readPlaces } from '../../src/reading/places';
+
+const countries = (title: string, summary = '', lang: string | null = 'en') =>
+  readPlaces(title, summary, lang).countries;
+
+describe('readPlaces: what names a country', () => {
+  it('a demonym gives its country', () => {
+    expect(countries('Bride shot dead in attack on French wedding party')).toEqual(['FR']);
+    expect(countries('Police officers charged with murder of Kenyan blogger')).toEqual(['KE']);
+    expect(countries('Dozens of soldiers seized by locals in Colombian mountains')).toEqual(['CO']);
+    expect(countries('Yemeni fishermen missing after storm')).toEqual(['YE']);
+  });
+
+  it('a capital gives its country and its coordinates', () => {
+    const reading = readPlaces(
+      'Suicide bombing at Damascus church kills 25, Syrian authorities say',
+      '',
+      'en',
+    );
+    expect(reading.countries).toEqual(['SY']);
+    expect(reading.where).toBe('SY');
+    expect(reading.city).toMatchObject({ name: 'Damascus', country: 'SY' });
+    expect(reading.city!.lat).toBeCloseTo(33.51, 1);
+    expect(reading.city!.lng).toBeCloseTo(36.29, 1);
+    expect(reading.matches.find((m) => m.text === 'Damascus')).toMatchObject({
+      kind: 'capital',
+      role: 'where',
+    });
+  });
+
+  it('a large city that is not a capital gives its country and coordinates', () => {
+    const reading = readPlaces('Power cut across Kharkiv after overnight strikes', '', 'en');
+    expect(reading.countries).toEqual(['UA']);
+    expect(reading.city).toMatchObject({ name: 'Kharkiv', country: 'UA' });
+    expect(reading.city!.lat).toBeCloseTo(49.98, 1);
+  });
+
+  it('a well-known actor stands for its country', () => {
+    expect(countries('Houthis claim missile attack on cargo ship')).toEqual(['YE']);
+    expect(countries('Kremlin rejects ceasefire plan')).toEqual(['RU']);
+    expect(readPlaces('IDF says troops killed in ambush', '', 'en').matches[0]).toMatchObject({
+      code: 'IL',
+      kind: 'actor',
+    });
+  });
+
+  it('acronyms match only as written: "US" is a country, "us" is not', () => {
+    expect(countries('US imposes new sanctions')).toEqual(['US']);
+    expect(countries('Tell us what you think about the budget')).toEqual([]);
+  });
+});
+
+describe('readPlaces: languages', () => {
+  it('French, Spanish and Portuguese names and demonyms', () => {
+    expect(countries('Séisme au Maroc : des centaines de morts', '', 'fr')).toEqual(['MA']);
+    expect(countries('La Russie dit avoir détruit des navires ukrainiens', '', 'fr').sort()).toEqual([
+      'RU',
+      'UA',
+    ]);
+    expect(countries('Terremoto sacude el sur de México', '', 'es')).toEqual(['MX']);
+    expect(countries('EE.UU. impone sanciones a Venezuela', '', 'es').sort()).toEqual(['US', 'VE']);
+    expect(countries('Explosão em Moçambique deixa mortos', '', 'pt')).toEqual(['MZ']);
+    expect(countries('Oposição venezuelana denuncia prisões', '', 'pt')).toEqual(['VE']);
+  });
+
+  it('German genitive and adjective forms', () => {
+    expect(countries('Syriens Übergangsregierung trifft iranische Delegation', '', 'de')).toEqual([
+      'SY',
+      'IR',
+    ]);
+    expect(countries('Musk mischt sich in deutschen Wahlkampf ein', '', 'de')).toEqual(['DE']);
+    expect(readPlaces('Anschlag auf Weihnachtsmarkt in Magdeburg', '', 'de').city?.name).toBe('Magdeburg');
+    expect(countries('Nordsyrien: Gefechte zwischen Milizen', '', 'de')).toEqual(['SY']);
+    expect(countries('Drohnen über Zentralrussland', '', 'de')).toEqual(['RU']);
+  });
+
+  it('Russian and Ukrainian case endings and adjectives', () => {
+    expect(countries('Удар по Харькову: погибли пять человек', '', 'ru')).toEqual(['UA']);
+    expect(countries('В Сирии задержали группу боевиков', '', 'ru')).toEqual(['SY']);
+    expect(countries('Сирийских беженцев вернут домой', '', 'ru')).toEqual(['SY']);
+    expect(readPlaces('Вибухи у Києві: працює ППО', '', 'uk').city?.name).toBe('Kyiv');
+    expect(countries('Уночі область атакували російські дрони', '', 'uk')).toEqual(['RU']);
+    expect(countries('Зустріч у Харкові', '', 'uk')).toEqual(['UA']);
+    expect(countries('Американские сенаторы прилетели в Белоруссию', '', 'ru').sort()).toEqual(['BY', 'US']);
+    // A short stem met in lower case is another word: "дате" (date) is not датский (Danish).
+    expect(countries('Договорились о дате встречи', '', 'ru')).toEqual([]);
+  });
+
+  it('Arabic with and without the article and glued prepositions', () => {
+    expect(countries('انفجار في بغداد', '', 'ar')).toEqual(['IQ']);
+    expect(countries('غارات على السودان', '', 'ar')).toEqual(['SD']);
+    expect(countries('اشتباكات عنيفة بالخرطوم', '', 'ar')).toEqual(['SD']);
+    expect(countries('وفد سوداني يصل إلى القاهرة', '', 'ar')).toEqual(['EG', 'SD']);
+    expect(countries('الجيش السوري يعلن السيطرة على بلدة', '', 'ar')).toEqual(['SY']);
+  });
+
+  it('an unknown language tries every table', () => {
+    expect(countries('Explosion à Kaboul', '', null)).toEqual(['AF']);
+    expect(countries('Взрыв в Кабуле', '', null)).toEqual(['AF']);
+  });
+});
+
+describe('readPlaces: ambiguous names', () => {
+  it('a name that is also a first name or surname needs a scene word', () => {
+    expect(countries('Chad Smith wins award')).toEqual([]);
+    expect(countries('Michael Jordan buys basketball team')).toEqual([]);
+    expect(countries('Clashes in Chad leave 12 dead')).toEqual(['TD']);
+    expect(countries('Clashes In Chad Leave 12 Dead')).toEqual(['TD']);
+    expect(countries('Protests spread in Tbilisi and across Georgia')).toEqual(['GE']);
+    // Georgia is also a US state: a scene word alone does not tell which.
+    expect(countries('Storms cause damage in Georgia')).toEqual([]);
+  });
+
+  it('an ambiguous name counts when the country is named another way too', () => {
+    expect(countries('Jordan says it intercepted drones over Amman')).toEqual(['JO']);
+  });
+
+  it("another language's name that is an English word stays a word in English", () => {
+    expect(countries('Storm batters Island communities')).toEqual([]);
+    expect(countries('Sturm über Island', '', 'de')).toEqual(['IS']);
+    expect(countries('Vladimir Nabokov novel reissued', '', 'en')).toEqual([]);
+  });
+
+  it("a one-word city glued to a capitalised word is a person's name", () => {
+    expect(countries("Authorities want Kobe Bryant's widow to take an exam")).toEqual([]);
+    expect(countries('Flooding in Kobe forces evacuations')).toEqual(['JP']);
+  });
+
+  it('a city followed by a US state is in the US: "Paris, Texas"', () => {
+    const reading = readPlaces('Floods hit Paris, Texas', '', 'en');
+    expect(reading.countries).toEqual(['US']);
+    expect(reading.city).toBeNull();
+  });
+
+  it('the longest name wins: "New Mexico" is a US state', () => {
+    expect(countries('Wildfire spreads in New Mexico')).toEqual(['US']);
+  });
+
+  it('lower-case words are not names', () => {
+    expect(countries('Roast turkey prices soar before the holidays')).toEqual([]);
+    expect(countries('Удар по Харькову', '', 'ru')).toEqual(['UA']);
+    expect(countries('чад от пожара накрыл город', '', 'ru')).toEqual([]);
+  });
+});
+
+describe('readPlaces: where it happens and who is kept', () => {
+  it('both sides of a strike are kept, the struck place first', () => {
+    const reading = readPlaces("Israel says it struck Tehran's Evin prison", '', 'en');
+    expect(reading.where).toBe('IR');
+    expect(reading.countries).toEqual(['IR', 'IL']);
+  });
+
+  it('a place used as a modifier ("Iran-backed") is mentioned when a subject is named', () => {
+    const reading = readPlaces('Iran-backed Houthis attack tanker', '', 'en');
+    expect(reading.countries).toEqual(['YE']);
+    expect(reading.mentioned).toEqual(['IR']);
+    expect(countries('Iran-backed militia claims attack')).toEqual(['IR']);
+  });
+
+  it('countries named only in the summary of a titled place are mentioned, not kept', () => {
+    const reading = readPlaces(
+      'Nato summit in Brussels weighs defence spending',
+      'Leaders will also discuss Iran and the war in Ukraine.',
+      'en',
+    );
+    expect(reading.countries).toEqual(['BE']);
+    expect(reading.mentioned).toEqual(['IR', 'UA']);
+    expect(reading.matches.find((m) => m.code === 'IR')?.role).toBe('mentioned');
+  });
+
+  it('a title with no place takes the scene from the summary', () => {
+    const reading = readPlaces(
+      'Dozens killed as floods sweep villages',
+      'Rescuers in Pakistan search for survivors.',
+      'en',
+    );
+    expect(reading.countries).toEqual(['PK']);
+    expect(reading.where).toBe('PK');
+  });
+
+  it('match offsets point into title + newline + summary', () => {
+    const title = 'Quake hits Peru';
+    const summary = 'Buildings collapsed in Lima.';
+    const reading = readPlaces(title, summary, 'en');
+    for (const match of reading.matches) {
+      expect(`${title}\n${summary}`.slice(match.start, match.start + match.text.length)).toBe(match.text);
+    }
+    expect(reading.city?.name).toBe('Lima');
+  });
+});
+
+describe('readPlaces: bounded work', () => {
+  it('reads a very long text without error and keeps the first places', () => {
+    const long = 'Fighting in Sudan. '.concat('word '.repeat(50_000));
+    expect(countries(long)).toEqual(['SD']);
+  });
+});
