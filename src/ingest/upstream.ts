@@ -16,7 +16,8 @@ import type { SourceRow } from '../sources/store';
 import type { Connector, SourceItem } from '../sources/types';
 import type { SourceTier } from '../vocab';
 import { ingestSignals, signalColumns } from './pipeline';
-import { fallbackTitle, validateItem, type IngestItem } from './validate';
+import { timestampProblem } from '../signals/timestamps';
+import { fallbackTitle, validateItem, type IngestItem, type Validated } from './validate';
 
 /** The source row a batch of connector items belongs to. */
 export interface UpstreamSource {
@@ -85,13 +86,18 @@ export async function ingestSourceItems(
   items.forEach((raw, index) => {
     if (cutoff !== null && !raw.retracted && newest(raw) < cutoff) return;
     const { external_ids: externalIds, upstream_updated_at: upstream, retracted, ...fields } = raw;
-    void upstream;
     void retracted;
-    const checked = validateItem({
-      ...fields,
-      language: fields.language ?? source.language ?? undefined,
-      source: { name: source.name },
-    });
+    const checked = withUpstreamTime(
+      validateItem(
+        {
+          ...fields,
+          language: fields.language ?? source.language ?? undefined,
+          source: { name: source.name },
+        },
+        now,
+      ),
+      upstream,
+    );
     if (!checked.ok) {
       result.rejected += 1;
       const message = checked.errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ');
@@ -154,6 +160,7 @@ export async function ingestSourceItems(
         const ingested = await ingestSignals(
           tx,
           fresh.map(({ item, id }) => ({ ...item, id })),
+          { now },
         );
         result.duplicates += ingested.duplicates;
         const inserted = await stampIdentity(tx, fresh);
@@ -180,6 +187,19 @@ export async function ingestSourceItems(
 }
 
 const time = (iso: string | undefined): number => (iso ? Date.parse(iso) : Number.NaN);
+
+/**
+ * Adds the check of the item's upstream update time, which is stored too (as the instant it
+ * parses to; an unreadable one is ignored, as before): from 1900 to 9999, or the item is
+ * rejected. No future bound: it orders revisions only, never a list.
+ */
+function withUpstreamTime(checked: Validated, upstream: string | undefined): Validated {
+  const ms = time(upstream);
+  const problem = Number.isNaN(ms) ? null : timestampProblem(ms);
+  if (!problem) return checked;
+  const error = { path: 'upstream_updated_at', message: problem };
+  return { ok: false, errors: checked.ok ? [error] : [...checked.errors, error] };
+}
 
 /** The item's newest known time (for the poll window). */
 function newest(item: SourceItem): number {
