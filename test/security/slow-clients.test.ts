@@ -15,6 +15,15 @@ afterEach(() => {
   for (const socket of open.splice(0)) socket.destroy();
 });
 
+// One database for both servers below: opening one is the slow part of this file.
+let database: DatabaseHandle;
+beforeAll(async () => {
+  database = await pgliteDatabase();
+});
+afterAll(async () => {
+  await database?.close();
+});
+
 /** A socket from `localAddress` that has connected, kept for clean-up. */
 function socketTo(app: TestApp, localAddress = '127.0.0.1'): Promise<Socket> {
   return new Promise((resolve, reject) => {
@@ -51,18 +60,15 @@ const health = (app: TestApp, localAddress: string): Promise<number> =>
 const SLOW_HEADERS = 'GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ';
 
 describe('slow clients', () => {
-  let database: DatabaseHandle;
   let app: TestApp;
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
     app = await startTestApp(database.db, {
       config: { SERVER_HEADERS_TIMEOUT_MS: 1_000, SERVER_REQUEST_TIMEOUT_MS: 1_500 },
     });
   });
   afterAll(async () => {
     await app?.close();
-    await database?.close();
   });
 
   it('closes a connection whose headers never finish', async () => {
@@ -95,11 +101,9 @@ describe('slow clients', () => {
 });
 
 describe('connections per client address', () => {
-  let database: DatabaseHandle;
   let app: TestApp;
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
     // Long timeouts: the slow sockets below must all stay open while the test looks.
     app = await startTestApp(database.db, {
       config: {
@@ -111,7 +115,6 @@ describe('connections per client address', () => {
   });
   afterAll(async () => {
     await app?.close();
-    await database?.close();
   });
 
   it('serves others while one address holds 200 slow connections, and refuses its 201st', async () => {
