@@ -62,7 +62,7 @@ const ConfigSchema = z.object({
   /** Node server: how long an idle keep-alive connection stays open. */
   SERVER_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   /** Node server: most open connections one client address may hold; 0: no cap (behind a proxy). */
-  SERVER_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(0).max(100_000).default(100),
+  SERVER_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(0).max(100_000).default(256),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
