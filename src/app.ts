@@ -9,6 +9,7 @@ import { observe } from './http/observe';
 import { EDGE_CACHED_PATHS, edgeCache } from './http/edge-cache';
 import { securityHeaders } from './http/security';
 import { isStatementTimeout, isUnavailable, isUntranslatableText } from './http/unavailable';
+import { isDatetimeError } from './signals/timestamps';
 import { mcpRoutes } from './mcp/route';
 import { adminRoutes } from './routes/admin';
 import { adminWebhookRoutes } from './routes/admin-webhooks';
@@ -62,6 +63,18 @@ function handleError(error: Error, c: Context<AppEnv>): Response {
     );
   }
   const log = c.env?.deps?.log;
+  if (isDatetimeError(error)) {
+    // Every date is checked before SQL (src/signals/timestamps.ts); one that still slipped past
+    // is the caller's value, so a 400, never a 500. Logged, since it means a check is missing.
+    log?.warn('date/time refused by the database', { path: c.req.path, error: String(error) });
+    return problemResponse(
+      c,
+      invalidRequest(
+        [{ path: 'request', message: 'a date or time is outside the accepted range or not a calendar date' }],
+        'A date or time in the request is outside the accepted range (1900 to 9999) or not a calendar date.',
+      ),
+    );
+  }
   if (isStatementTimeout(error)) {
     log?.warn('statement timeout', { path: c.req.path });
     return problemResponse(

@@ -55,6 +55,14 @@ const ConfigSchema = z.object({
     .min(1024)
     .max(64 * 1024 * 1024)
     .default(5 * 1024 * 1024),
+  /** Node server: longest a client may take to send a request's headers (docs/limits-and-bounds.md). */
+  SERVER_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  /** Node server: longest a client may take to send a whole request, headers and body. */
+  SERVER_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /** Node server: how long an idle keep-alive connection stays open. */
+  SERVER_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  /** Node server: most open connections one client address may hold; 0: no cap (behind a proxy). */
+  SERVER_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(0).max(100_000).default(256),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import type { ServerOptions } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from './app';
@@ -83,6 +84,52 @@ function serveDocsScript(): Response {
   });
 }
 
+/**
+ * Node's defaults let a client hold a connection for minutes (60 s for headers, 300 s for a
+ * request, sent a byte at a time) and open as many as it likes; these are the server's own
+ * bounds (docs/limits-and-bounds.md, "Connections"). Timeouts are checked every
+ * `connectionsCheckingInterval`, so that runs at a fraction of the shortest one.
+ */
+function serverOptions(config: Config): ServerOptions {
+  return {
+    headersTimeout: config.SERVER_HEADERS_TIMEOUT_MS,
+    requestTimeout: Math.max(config.SERVER_REQUEST_TIMEOUT_MS, config.SERVER_HEADERS_TIMEOUT_MS),
+    keepAliveTimeout: config.SERVER_KEEP_ALIVE_TIMEOUT_MS,
+    connectionsCheckingInterval: Math.max(
+      50,
+      Math.min(
+        1_000,
+        Math.floor(Math.min(config.SERVER_HEADERS_TIMEOUT_MS, config.SERVER_REQUEST_TIMEOUT_MS) / 4),
+      ),
+    ),
+  };
+}
+
+/**
+ * Refuses (closes at once) a connection from an address that already holds `max` open ones, so
+ * a few slow or greedy clients cannot take every socket the process can hold. The peer is the
+ * TCP peer: behind a proxy that is the proxy, so set SERVER_MAX_CONNECTIONS_PER_IP to 0 there
+ * and let the proxy cap its clients.
+ */
+function capConnectionsPerAddress(server: ServerType, max: number) {
+  if (max <= 0) return;
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const count = open.get(address) ?? 0;
+    if (count >= max) {
+      socket.destroy();
+      return;
+    }
+    open.set(address, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left > 0) open.set(address, left);
+      else open.delete(address);
+    });
+  });
+}
+
 /** Serves the app on `port` (0 picks a free one) with `deps` handed to every request. */
 export function serveApp(deps: Deps, port: number, hostname = '0.0.0.0'): Promise<RunningServer> {
   const app = createApp();
@@ -96,6 +143,7 @@ export function serveApp(deps: Deps, port: number, hostname = '0.0.0.0'): Promis
             : app.fetch(request, { ...(env as object), deps }),
         port,
         hostname,
+        serverOptions: serverOptions(deps.config),
       },
       (info: AddressInfo) => {
         resolve({
@@ -110,6 +158,7 @@ export function serveApp(deps: Deps, port: number, hostname = '0.0.0.0'): Promis
         });
       },
     );
+    capConnectionsPerAddress(server, deps.config.SERVER_MAX_CONNECTIONS_PER_IP);
   });
 }
 

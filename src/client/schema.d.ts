@@ -604,7 +604,7 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol server
-         * @description MCP over Streamable HTTP, stateless, with JSON answers (no sessions, no server-sent events). Tools: search_signals, get_signal, get_trending, get_compound_crises, get_brief, get_entity, get_stats, list_sources; each answers exactly what its HTTP route answers (as `structuredContent`, plus a short text). Needs an API key; every POST counts once against the key's limit.
+         * @description MCP over Streamable HTTP, stateless, with JSON answers (no sessions, no server-sent events). Tools: search_signals, get_signal, get_trending, get_compound_crises, get_brief, get_entity, get_stats, list_sources; each answers exactly what its HTTP route answers (as `structuredContent`, plus a short text). Needs an API key. One JSON-RPC message per POST, so every tool call counts once against the key's limit: a JSON array (a JSON-RPC batch, which the MCP revision 2025-06-18 removed) is a 400. The body is at most 64 KiB.
          */
         post: operations["postMcp"];
         delete?: never;
@@ -6433,7 +6433,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["JsonRpcMessage"] | components["schemas"]["JsonRpcMessage"][];
+                "application/json": components["schemas"]["JsonRpcMessage"];
             };
         };
         responses: {
@@ -6449,7 +6449,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["JsonRpcMessage"] | components["schemas"]["JsonRpcMessage"][];
+                    "application/json": components["schemas"]["JsonRpcMessage"];
                 };
             };
             /** @description A notification or response was accepted; nothing to answer (the body is JSON `null`). */
@@ -6494,6 +6494,22 @@ export interface operations {
                     "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -80,6 +80,30 @@ export async function allowWriteTime(tx: Pick<Database, 'execute'>): Promise<voi
          THEN current_setting('statement_timeout') ELSE ${WRITE_STATEMENT_TIMEOUT} END, true)`);
 }
 
+/** A node-postgres style pool (pg's, or the Neon driver's fork of it). */
+interface EventedPool {
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  on(
+    event: 'connect',
+    listener: (client: { on(event: 'error', listener: (error: Error) => void): unknown }) => void,
+  ): unknown;
+}
+
+/**
+ * Keeps a connection the server ends (restart, failover, `pg_terminate_backend`) from killing
+ * the process: the driver emits it as an 'error' event, which throws when nobody listens. The
+ * pool listens only while a client is idle; a client checked out for a transaction has no
+ * listener, so every client gets one of its own for life. Nothing is lost by ignoring the
+ * event: the statement in flight rejects with the same error (answered 503), and the pool
+ * discards the broken client on release.
+ */
+export function survivePoolErrors<P extends EventedPool>(pool: P): P {
+  const ignore = () => {};
+  pool.on('error', ignore);
+  pool.on('connect', (client) => client.on('error', ignore));
+  return pool;
+}
+
 /** Options every driver adapter takes. `statementTimeoutMs` 0 means no limit. */
 export interface DatabaseOptions {
   statementTimeoutMs?: number;
@@ -92,7 +116,9 @@ export interface DatabaseOptions {
  */
 export function neonDatabase(connectionString: string, options: DatabaseOptions = {}): DatabaseHandle {
   const timeout = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
-  const pool = new Pool({ connectionString, ...(timeout > 0 ? { statement_timeout: timeout } : {}) });
+  const pool = survivePoolErrors(
+    new Pool({ connectionString, ...(timeout > 0 ? { statement_timeout: timeout } : {}) }),
+  );
   return {
     db: drizzle({ client: pool, schema }) as unknown as Database,
     close: () => pool.end(),

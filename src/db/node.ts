@@ -10,6 +10,7 @@ import pg from 'pg';
 import {
   DEFAULT_STATEMENT_TIMEOUT_MS,
   schema,
+  survivePoolErrors,
   type Database,
   type DatabaseHandle,
   type DatabaseOptions,
@@ -57,7 +58,7 @@ export async function postgresDatabase(
 ): Promise<DatabaseHandle> {
   if (options.migrate) {
     const migrator = new pg.Pool({ connectionString, max: 1, connectionTimeoutMillis: 5_000 });
-    migrator.on('error', () => {});
+    survivePoolErrors(migrator);
     try {
       await migratePg(drizzlePg({ client: migrator, schema }), { migrationsFolder: MIGRATIONS_FOLDER });
     } finally {
@@ -72,9 +73,7 @@ export async function postgresDatabase(
     connectionTimeoutMillis: 5_000,
     ...(timeout > 0 ? { statement_timeout: timeout } : {}),
   });
-  // An idle connection dropped by the server (restart, failover, network cut) is emitted here;
-  // unhandled it would crash the process. The pool discards it and the next query reconnects.
-  pool.on('error', () => {});
+  survivePoolErrors(pool);
   const db = drizzlePg({ client: pool, schema });
   return { db: db as unknown as Database, close: () => pool.end() };
 }

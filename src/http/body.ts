@@ -1,11 +1,37 @@
 import type { MiddlewareHandler } from 'hono';
-import { ApiError } from './problem';
+import { ApiError, invalidRequest } from './problem';
 
 export const JSON_BODY_LIMIT = 64 * 1024;
+/**
+ * The deepest nesting a JSON body may have. No request of this API needs more than a handful of
+ * levels; free-form fields (a source's `options`, MCP tool arguments) nested thousands deep
+ * overflow the stack of whatever walks them next (validation, serialisation, the driver).
+ */
+export const JSON_DEPTH_LIMIT = 32;
+
+/**
+ * The nesting depth of a parsed JSON value, counted without recursion (so a deep value cannot
+ * overflow the stack here), stopping as soon as it passes `limit`.
+ */
+export function jsonDepth(value: unknown, limit = JSON_DEPTH_LIMIT): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [node, depth] = pending.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    const level = depth + 1;
+    if (level > deepest) deepest = level;
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(node))
+      if (child !== null && typeof child === 'object') pending.push([child, level]);
+  }
+  return deepest;
+}
 
 /**
  * Guards a JSON body before validation: 415 for another content type, 413 past `maxBytes`,
- * 400 `invalid_json` when it does not parse. `types` widens the accepted media types.
+ * 400 `invalid_json` when it does not parse, 400 `invalid_request` when it nests deeper than
+ * `JSON_DEPTH_LIMIT`. `types` widens the accepted media types.
  */
 export function jsonBody(maxBytes = JSON_BODY_LIMIT, types = ['application/json']): MiddlewareHandler {
   return async (c, next) => {
@@ -17,10 +43,15 @@ export function jsonBody(maxBytes = JSON_BODY_LIMIT, types = ['application/json'
     if (declared > maxBytes) throw tooLarge(maxBytes);
     const text = await readLimited(c.req.raw, maxBytes);
     if (type === 'application/json') {
+      let value: unknown;
       try {
-        JSON.parse(text);
+        value = JSON.parse(text);
       } catch {
         throw new ApiError(400, 'invalid_json', 'The body is not valid JSON.');
+      }
+      if (jsonDepth(value) > JSON_DEPTH_LIMIT) {
+        const message = `must not nest objects and arrays more than ${JSON_DEPTH_LIMIT} levels deep`;
+        throw invalidRequest([{ path: 'body', message }], `The body ${message}.`);
       }
     }
     await next();

@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { databaseView, type Database } from '../db/client';
 import type { AppEnv, Logger } from '../deps';
+import { requestStore } from '../store/deadline';
 import { storeView, type Store } from '../store/types';
 
 /** Milliseconds spent waiting on each backing service during one request. */
@@ -92,7 +93,7 @@ export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
     deps: {
       ...deps,
       db: timedDatabase(deps.db, timing),
-      store: timedStore(deps.store, timing),
+      store: timedStore(requestStore(deps.store), timing),
       log: loggerWith(deps.log, { request_id: requestId }),
     },
   };

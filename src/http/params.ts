@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { isCalendarTime, timestampProblem } from '../signals/timestamps';
 import { LAYERS, REGIONS, VALENCES, isCountryCode } from '../vocab';
 
 /**
@@ -43,12 +44,24 @@ const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]
 /** Both shapes as one pattern, for the OpenAPI document. */
 const ISO_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?$';
 
-/** An ISO 8601 date (`2026-11-01`, midnight UTC) or date-time with `Z` or an offset. */
+/**
+ * An ISO 8601 date (`2026-11-01`, midnight UTC) or date-time with `Z` or an offset: a real
+ * calendar day (no February 31) from 1900 to 9999 (src/signals/timestamps.ts).
+ */
 export const isoParam = () =>
   z
     .string()
-    .refine((v) => (ISO_DATE.test(v) || ISO_DATETIME.test(v)) && !Number.isNaN(Date.parse(v)), {
+    .refine((v) => ISO_DATE.test(v) || ISO_DATETIME.test(v), {
       message: 'must be an ISO 8601 date or date-time with offset, e.g. 2026-11-01T00:00:00Z',
+      abort: true,
+    })
+    .refine(isCalendarTime, {
+      message: 'must be a real calendar date and time (no February 31, no hour 24)',
+      abort: true,
+    })
+    .superRefine((v, ctx) => {
+      const problem = timestampProblem(Date.parse(v));
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
     })
     .transform((v) => new Date(v))
     .openapi({ type: 'string', pattern: ISO_PATTERN });

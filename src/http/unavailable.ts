@@ -21,8 +21,11 @@ function* causes(error: unknown): Generator<ErrorLike> {
   }
 }
 
+// `timeout exceeded when trying to connect`: every pooled connection stayed busy past the
+// checkout timeout (overload). `is not queryable`: the statement (often the ROLLBACK after a
+// failed one) was sent on a client whose connection the server had already ended.
 const UNREACHABLE_MESSAGE =
-  /connection terminated|connect ECONNREFUSED|Connection terminated|PGlite is closed|socket hang up|WebSocket/i;
+  /connection terminated|connect ECONNREFUSED|PGlite is closed|socket hang up|WebSocket|timeout exceeded when trying to connect|is not queryable/i;
 
 /** True for errors that mean the database (or another backing service) is unreachable. */
 export function isUnavailable(error: unknown): boolean {

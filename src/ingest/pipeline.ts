@@ -30,18 +30,24 @@ function chunks<T>(items: T[], size = CHUNK): T[][] {
 /**
  * Ingests a batch: validates each item (a bad one never blocks the good ones), de-dupes on
  * `source_url`, derives region and entities, flags anomalies, and writes everything in one
- * transaction, so nothing half-written stays. Entities are extracted before the transaction
+ * transaction, so nothing half-written stays. `now` is the arrival time item dates are checked
+ * against. Entities are extracted before the transaction
  * opens, so CPU work never holds it (and the webhook dispatcher, which reads below the oldest
  * open transaction) back.
  */
-export async function ingestSignals(db: Database, rawItems: unknown[]): Promise<IngestResult> {
+export async function ingestSignals(
+  db: Database,
+  rawItems: unknown[],
+  options: { now?: Date } = {},
+): Promise<IngestResult> {
+  const now = options.now ?? new Date();
   const result: IngestResult = { accepted: 0, duplicates: 0, rejected: 0, errors: [] };
   const seen = new Set<string>();
   const items: IngestItem[] = [];
   const turn = turnEvery();
   for (const [index, raw] of rawItems.entries()) {
     await turn();
-    const checked = validateItem(raw);
+    const checked = validateItem(raw, now);
     if (!checked.ok) {
       result.rejected += 1;
       result.errors.push({ index, errors: checked.errors });

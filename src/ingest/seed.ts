@@ -24,7 +24,7 @@ export async function seedDemo(
   const items = generateDemoSignals({ count, now: options.now, seed: options.seed });
   const total: IngestResult = { accepted: 0, duplicates: 0, rejected: 0, errors: [] };
   for (let i = 0; i < items.length; i += BATCH) {
-    const result = await ingestSignals(db, items.slice(i, i + BATCH));
+    const result = await ingestSignals(db, items.slice(i, i + BATCH), { now: options.now });
     total.accepted += result.accepted;
     total.duplicates += result.duplicates;
     total.rejected += result.rejected;

@@ -17,8 +17,9 @@ import { TooManyItemsError } from '../sources/common';
 import type { Connector, ParseContext, ParseNotes, SourceItem } from '../sources/types';
 import type { SourceTier } from '../vocab';
 import { ingestSignals, signalColumns } from './pipeline';
+import { timestampProblem } from '../signals/timestamps';
 import { turnEvery } from './turns';
-import { fallbackTitle, validateItem, type IngestItem } from './validate';
+import { fallbackTitle, validateItem, type IngestItem, type Validated } from './validate';
 
 /** The source row a batch of connector items belongs to. */
 export interface UpstreamSource {
@@ -95,12 +96,18 @@ export async function ingestSourceItems(
       classification,
       ...fields
     } = raw;
-    void [upstream, retracted, classification];
-    const checked = validateItem({
-      ...fields,
-      language: fields.language ?? source.language ?? undefined,
-      source: { name: source.name },
-    });
+    void [retracted, classification];
+    const checked = withUpstreamTime(
+      validateItem(
+        {
+          ...fields,
+          language: fields.language ?? source.language ?? undefined,
+          source: { name: source.name },
+        },
+        now,
+      ),
+      upstream,
+    );
     if (!checked.ok) {
       result.rejected += 1;
       const message = checked.errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ');
@@ -163,6 +170,7 @@ export async function ingestSourceItems(
         const ingested = await ingestSignals(
           tx,
           fresh.map(({ item, id }) => ({ ...item, id })),
+          { now },
         );
         result.duplicates += ingested.duplicates;
         const inserted = await stampIdentity(tx, fresh);
@@ -189,6 +197,19 @@ export async function ingestSourceItems(
 }
 
 const time = (iso: string | undefined): number => (iso ? Date.parse(iso) : Number.NaN);
+
+/**
+ * Adds the check of the item's upstream update time, which is stored too (as the instant it
+ * parses to; an unreadable one is ignored, as before): from 1900 to 9999, or the item is
+ * rejected. No future bound: it orders revisions only, never a list.
+ */
+function withUpstreamTime(checked: Validated, upstream: string | undefined): Validated {
+  const ms = time(upstream);
+  const problem = Number.isNaN(ms) ? null : timestampProblem(ms);
+  if (!problem) return checked;
+  const error = { path: 'upstream_updated_at', message: problem };
+  return { ok: false, errors: checked.ok ? [error] : [...checked.errors, error] };
+}
 
 /** The item's newest known time (for the poll window). */
 function newest(item: SourceItem): number {

@@ -1,9 +1,16 @@
 import { z } from '@hono/zod-openapi';
 import { fieldErrors } from '../http/openapi';
 import type { FieldError } from '../http/problem';
+import { timestampProblem } from '../signals/timestamps';
 import { LAYERS, SOURCE_TIERS, VALENCES, isCountryCode } from '../vocab';
 
-const timestamp = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with offset' });
+/** A calendar date-time (zod refuses February 31) within the stored range; the future bound is in `validateItem`. */
+const timestamp = z.iso
+  .datetime({ offset: true, message: 'must be an ISO 8601 date-time with offset' })
+  .superRefine((value, ctx) => {
+    const problem = timestampProblem(Date.parse(value));
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 const language = z
   .string()
   .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, 'must be a language tag such as en or pt-BR');
@@ -53,10 +60,20 @@ export type IngestItem = z.infer<typeof IngestItemSchema>;
 
 export type Validated = { ok: true; item: IngestItem } | { ok: false; errors: FieldError[] };
 
-/** Validates one raw item. */
-export function validateItem(raw: unknown): Validated {
+/**
+ * Validates one raw item arriving at `now`: its own dates may not lie more than a small clock
+ * skew past its arrival (src/signals/timestamps.ts).
+ */
+export function validateItem(raw: unknown, now: Date = new Date()): Validated {
   const parsed = IngestItemSchema.safeParse(raw);
-  return parsed.success ? { ok: true, item: parsed.data } : { ok: false, errors: fieldErrors(parsed.error) };
+  if (!parsed.success) return { ok: false, errors: fieldErrors(parsed.error) };
+  const errors: FieldError[] = [];
+  for (const field of ['published_at', 'collected_at'] as const) {
+    const value = parsed.data[field];
+    const problem = value === undefined ? null : timestampProblem(Date.parse(value), now);
+    if (problem) errors.push({ path: field, message: problem });
+  }
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, item: parsed.data };
 }
 
 /** A title for items that come without one: the first sentence, at most 120 characters. */

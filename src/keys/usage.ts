@@ -2,9 +2,31 @@ import { sql } from 'drizzle-orm';
 import { rootDatabase, type Database } from '../db/client';
 import { apiKeys } from '../db/schema';
 
+interface Use {
+  count: number;
+  lastUsed: Date;
+}
+
 interface Batch {
-  pending: Map<string, { count: number; lastUsed: Date }>;
+  pending: Map<string, Use>;
   writing: Promise<void> | null;
+}
+
+/**
+ * Most keys whose unwritten uses one process keeps while the database is away. The counts bill
+ * and limit users, so a failed write keeps them for the next one; past this many keys, uses of
+ * further keys are dropped (a key already waiting keeps counting), so an outage cannot grow
+ * memory without end.
+ */
+export const MAX_PENDING_KEYS = 10_000;
+
+/** Adds `count` uses of `keyId`, last at `at`, to `pending`, unless it is full. */
+function addUse(pending: Map<string, Use>, keyId: string, count: number, at: Date): void {
+  const use = pending.get(keyId);
+  if (use) {
+    use.count += count;
+    if (at > use.lastUsed) use.lastUsed = at;
+  } else if (pending.size < MAX_PENDING_KEYS) pending.set(keyId, { count, lastUsed: at });
 }
 
 // Per database handle (a Worker's handle lives for one request, the Node server's for the
@@ -13,7 +35,7 @@ interface Batch {
 // `flushUsage` sees them all.
 const batches = new WeakMap<Database, Batch>();
 
-async function write(db: Database, rows: [string, { count: number; lastUsed: Date }][]): Promise<void> {
+async function write(db: Database, rows: [string, Use][]): Promise<void> {
   const values = sql.join(
     rows.map(
       ([id, use]) => sql`(${id}::uuid, ${use.count}::bigint, ${use.lastUsed.toISOString()}::timestamptz)`,
@@ -28,13 +50,21 @@ async function write(db: Database, rows: [string, { count: number; lastUsed: Dat
     WHERE ${apiKeys.id} = v.id`);
 }
 
-/** Writes what is pending, one UPDATE at a time; uses arriving meanwhile join the next one. */
+/**
+ * Writes what is pending, one UPDATE at a time; uses arriving meanwhile join the next one. A
+ * failed UPDATE puts its uses back for the next drain (started by the next use or flush).
+ */
 async function drain(db: Database, batch: Batch): Promise<void> {
   try {
     while (batch.pending.size > 0) {
       const rows = [...batch.pending];
       batch.pending = new Map();
-      await write(db, rows);
+      try {
+        await write(db, rows);
+      } catch (error) {
+        for (const [keyId, use] of rows) addUse(batch.pending, keyId, use.count, use.lastUsed);
+        throw error;
+      }
     }
   } finally {
     batch.writing = null;
@@ -50,23 +80,29 @@ export function recordUse(view: Database, keyId: string, at: Date): Promise<void
   const db = rootDatabase(view);
   let batch = batches.get(db);
   if (!batch) batches.set(db, (batch = { pending: new Map(), writing: null }));
-  const use = batch.pending.get(keyId);
-  if (use) {
-    use.count += 1;
-    if (at > use.lastUsed) use.lastUsed = at;
-  } else batch.pending.set(keyId, { count: 1, lastUsed: at });
+  addUse(batch.pending, keyId, 1, at);
   if (batch.writing) return null;
   batch.writing = drain(db, batch);
   return batch.writing;
 }
 
-/** Waits until every use recorded so far is written (before usage figures are read). */
+/**
+ * Waits until every use recorded so far is written (before usage figures are read). When a
+ * write fails it stops there: the uses stay pending, and the read that follows meets the same
+ * database.
+ */
 export async function flushUsage(view: Database): Promise<void> {
   const db = rootDatabase(view);
   const batch = batches.get(db);
   if (!batch) return;
   while (batch.writing || batch.pending.size > 0) {
     batch.writing ??= drain(db, batch);
-    await batch.writing.catch(() => {});
+    if (
+      !(await batch.writing.then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
   }
 }

@@ -2,7 +2,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { requireAdmin } from '../http/admin';
 import { createRouter, errors } from '../http/openapi';
-import { ApiError, invalidRequest } from '../http/problem';
+import { ApiError, invalidRequest, type FieldError } from '../http/problem';
+import { feedUrlProblem } from '../webhooks/guard';
 import { ingestDocument, UnparseableDocumentError } from '../ingest/upstream';
 import { MAX_DOCUMENT_ITEMS, TooManyItemsError } from '../sources/common';
 import { connectorFor } from '../sources/registry';
@@ -185,6 +186,24 @@ const deleteSourceRoute = createRoute({
 
 const missingSource = () => new ApiError(404, 'not_found', 'No source with that id.');
 
+/** The most a source's free-form `options` may hold, as JSON: connectors read a few short settings. */
+export const OPTIONS_LIMIT = 8 * 1024;
+
+/**
+ * 400 for what an operator may not set on a source whatever its connector: a URL on a private,
+ * loopback, link-local or metadata address (the webhook guard's rules; WEBHOOK_ALLOW_INSECURE
+ * lifts them, as it lifts the connect-time check of polls), or `options` over `OPTIONS_LIMIT`.
+ */
+function checkInput(input: { url?: string; options?: Record<string, unknown> }, allowInsecure: boolean) {
+  const errors: FieldError[] = [];
+  const urlIssue = input.url === undefined ? null : feedUrlProblem(input.url, allowInsecure);
+  if (urlIssue) errors.push({ path: 'url', message: urlIssue });
+  if (input.options !== undefined && JSON.stringify(input.options).length > OPTIONS_LIMIT) {
+    errors.push({ path: 'options', message: `must be at most ${OPTIONS_LIMIT / 1024} KiB as JSON` });
+  }
+  if (errors.length > 0) throw invalidRequest(errors);
+}
+
 /** 400 when an enabled source lacks what its connector needs to poll. */
 function checkSettings(settings: SourceSettings) {
   const problem = settingsProblem(settings);
@@ -209,6 +228,7 @@ export const adminSourceRoutes = createRouter()
   })
   .openapi(createSourceRoute, async (c) => {
     const settings = c.req.valid('json');
+    checkInput(settings, c.env.deps.config.WEBHOOK_ALLOW_INSECURE);
     checkSettings(settings);
     const row = await createSource(c.env.deps.db, settings);
     if (!row) throw new ApiError(409, 'source_exists', `A source named ${settings.name} already exists.`);
@@ -222,6 +242,7 @@ export const adminSourceRoutes = createRouter()
   .openapi(updateSourceRoute, async (c) => {
     const { id } = c.req.valid('param');
     const change = c.req.valid('json');
+    checkInput(change, c.env.deps.config.WEBHOOK_ALLOW_INSECURE);
     const db = c.env.deps.db;
     const current = await sourceById(db, id);
     if (!current) throw missingSource();

@@ -1,4 +1,5 @@
 import { orderOf, type SeekKey, type SignalFilter } from './query';
+import { isAcceptedTime } from './timestamps';
 
 /**
  * Keyset cursors for signal lists. A cursor is base64url text of `[fingerprint, ...key]`: the
@@ -85,9 +86,12 @@ export function readCursor(cursor: string, listFingerprint: string): unknown[] {
   return parts.slice(1);
 }
 
-/** A timestamp as Postgres writes it in JSON, microseconds and offset kept. */
+/**
+ * A timestamp as Postgres writes it in JSON, microseconds and offset kept, on a real calendar
+ * day within the accepted range: a hand-made cursor must not carry SQL a date it refuses.
+ */
 export const isPgTime = (value: unknown): value is string =>
-  typeof value === 'string' && PG_TIME.test(value) && !Number.isNaN(Date.parse(value));
+  typeof value === 'string' && PG_TIME.test(value) && isAcceptedTime(value);
 
 export const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID.test(value);
 

@@ -1,3 +1,5 @@
+import { storeView, type Store } from './types';
+
 /** Turns of the event loop granted after the deadline before giving up (see withDeadline). */
 const GRACE_TURNS = 3;
 
@@ -34,3 +36,21 @@ export async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<
 
 /** How long a request waits for the store before it fails open (1 s, then the request is served without limits). */
 export const STORE_TIMEOUT_MS = 1000;
+
+/**
+ * `store` as one request sees it: each call answers within `ms`, and once a call has failed or
+ * run out of time, the request's later calls fail at once without reaching the store. A request
+ * that makes several store calls (limits, cache read, cache lock, cache write) thus waits at
+ * most one deadline in a store outage, not one per call; the next request tries the store
+ * afresh, so service resumes the moment the store is back.
+ */
+export function requestStore(store: Store, ms = STORE_TIMEOUT_MS): Store {
+  let failure: unknown;
+  return storeView(store, (call) => {
+    if (failure !== undefined) return Promise.reject(failure);
+    return withDeadline(call() as Promise<unknown>, ms).catch((error: unknown) => {
+      failure = error ?? new Error('store call failed');
+      throw error;
+    });
+  });
+}

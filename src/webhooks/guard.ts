@@ -48,6 +48,30 @@ export function urlProblem(
   if (port !== DEFAULT_WEBHOOK_PORT && !allowedPorts.includes(port)) {
     return `must use port ${[DEFAULT_WEBHOOK_PORT, ...allowedPorts].join(' or ')}`;
   }
+  return hostProblem(url);
+}
+
+/**
+ * Why a source (a polled feed) may not be at `raw`, or null when it may: the webhook rules for
+ * the scheme (http too: many feeds are plain http), credentials and host, any port. Checked when
+ * an operator adds or changes a source; names are checked again at connect time on every poll.
+ * `allowInsecure` (WEBHOOK_ALLOW_INSECURE) lifts the host rule, for feeds served on loopback
+ * in development and tests.
+ */
+export function feedUrlProblem(raw: string, allowInsecure: boolean): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http(s) URL';
+  if (url.username || url.password) return 'must not contain credentials';
+  return allowInsecure ? null : hostProblem(url);
+}
+
+/** Why `url`'s literal host is not a public one, or null when it is. */
+function hostProblem(url: URL): string | null {
   const host = url.hostname.toLowerCase().replace(/\.+$/, '');
   if (host.startsWith('[')) {
     return isPublicAddress(host.slice(1, -1))

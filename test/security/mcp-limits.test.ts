@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../../src/db/client';
+import { pgliteDatabase } from '../../src/db/node';
+import { ingestSignals } from '../../src/ingest/pipeline';
+import { fixtureItems } from '../support/fixture';
+import { createKey, startTestApp, type TestApp } from '../support/harness';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const call = (id: number) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'get_stats', arguments: {} },
+});
+
+/** MCP answers through the same limits as every other keyed endpoint. */
+describe('MCP limits', () => {
+  let database: DatabaseHandle;
+  let app: TestApp;
+  let free: string;
+
+  beforeAll(async () => {
+    database = await pgliteDatabase();
+    await ingestSignals(database.db, fixtureItems());
+    app = await startTestApp(database.db);
+    free = (await createKey(database.db, 'free')).key;
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+  });
+
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    app.fetch('/api/v1/mcp', {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'X-Api-Key': free,
+        ...headers,
+      },
+      body,
+    });
+
+  it('refuses a JSON-RPC batch with a 400 and runs none of its calls', async () => {
+    const res = await post(JSON.stringify(Array.from({ length: 10 }, (_, i) => call(i))));
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    const body = (await res.json()) as Json;
+    expect(body.code).toBe('invalid_request');
+    expect(body.detail).toMatch(/one JSON-RPC message/);
+    // A thousand calls do not even fit the body cap.
+    const thousand = await post(JSON.stringify(Array.from({ length: 1000 }, (_, i) => call(i))));
+    expect(thousand.status).toBe(413);
+  });
+
+  it('counts every tool call once against the key', async () => {
+    const remaining: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await post(JSON.stringify(call(i)));
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as Json;
+      expect(body.result.structuredContent).toBeDefined();
+      remaining.push(Number(res.headers.get('x-ratelimit-remaining')));
+    }
+    expect(remaining[1]).toBe(remaining[0]! - 1);
+    expect(remaining[2]).toBe(remaining[0]! - 2);
+  });
+
+  it('caps the body at 64 KiB with a 413 problem', async () => {
+    const big = JSON.stringify({
+      ...call(1),
+      params: { name: 'get_stats', arguments: { pad: 'x'.repeat(70_000) } },
+    });
+    const res = await post(big);
+    expect(res.status).toBe(413);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect(((await res.json()) as Json).code).toBe('payload_too_large');
+  });
+
+  it.each([
+    ['a body that is not JSON', '{"jsonrpc":', {}],
+    ['an Accept the transport cannot answer', JSON.stringify(call(1)), { Accept: 'text/plain' }],
+    ['an unknown protocol version', JSON.stringify(call(1)), { 'MCP-Protocol-Version': '1999-01-01' }],
+    ['a message that is not JSON-RPC', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 42 }), {}],
+  ] as const)('answers %s with a 400 whose detail says why', async (_, body, headers) => {
+    const res = await post(body, headers);
+    expect(res.status).toBe(400);
+    const problem = (await res.json()) as Json;
+    expect(problem.detail.trim().length).toBeGreaterThan(0);
+  });
+});
