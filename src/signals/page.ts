@@ -148,7 +148,7 @@ export function signalPageStatement(
   };
   const conditions = signalConditions(filter, param);
   const where = page.after ? and(conditions, seekCondition(page.after, param)) : conditions;
-  const shape = `${format}:${orderOf(filter)}:${Object.keys(values).join(',')}`;
+  const shape = `${format}:${orderOf(filter)}:${filter.distinct ?? 'all'}:${Object.keys(values).join(',')}`;
   let statement = statements.get(shape);
   if (!statement) {
     if (statements.size >= MAX_STATEMENTS) statements.clear();
