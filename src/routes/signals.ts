@@ -177,7 +177,7 @@ const detailRoute = createRoute({
 });
 
 /** The seek key of `cursor` for `filter`; a 400 naming `cursor` if it is not one, or comes with `offset`. */
-function seekKey(cursor: string, filter: SignalFilter, offset: string | undefined) {
+export function cursorSeekKey(cursor: string, filter: SignalFilter, offset: string | undefined) {
   if (offset !== undefined) {
     throw invalidRequest([
       {
@@ -212,7 +212,7 @@ export const signalRoutes = createRouter()
       {
         limit,
         offset,
-        after: cursor === undefined ? undefined : seekKey(cursor, filter, c.req.query('offset')),
+        after: cursor === undefined ? undefined : cursorSeekKey(cursor, filter, c.req.query('offset')),
       },
       format,
     );

@@ -47,7 +47,9 @@ export async function seedEvents(db: Database, items: EventItem[], urlPrefix: st
   for (const item of items) if (!events.has(item.event)) events.set(item.event, ids.get(item.name)!);
   for (const item of items) {
     await db.execute(
-      sql`UPDATE signals SET event_id = ${events.get(item.event)!}::uuid WHERE id = ${ids.get(item.name)!}::uuid`,
+      // The score as given: what these tests pin is reading, not the corroboration term.
+      sql`UPDATE signals SET event_id = ${events.get(item.event)!}::uuid, significance_score = ${item.score},
+            base_score = ${item.score} WHERE id = ${ids.get(item.name)!}::uuid`,
     );
   }
   await rebuildEvents(db, [...events.values()]);
