@@ -191,6 +191,11 @@ export const events = pgTable(
     signature: jsonb('signature')
       .notNull()
       .default(sql`'{}'::jsonb`),
+    /** The candidate index (src/events/match.ts `termsOf`): headline words by day, quake time slots. */
+    terms: text('terms')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     /** Set when this event was merged into an older one: reads redirect there. */
     mergedInto: uuid('merged_into'),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
@@ -203,6 +208,7 @@ export const events = pgTable(
       .where(sql`${t.mergedInto} IS NULL`),
     index('events_countries_idx').using('gin', t.countryCodes),
     index('events_upstream_keys_idx').using('gin', t.upstreamKeys),
+    index('events_terms_idx').using('gin', t.terms),
     index('events_merged_into_idx').on(t.mergedInto),
   ],
 );

@@ -94,7 +94,7 @@ const member = alias(signals, 'member');
  * Written as a scalar subquery, not NOT EXISTS: the planner would turn that into an anti-join,
  * which may hash the whole table before the first row; a subquery stays a per-row probe.
  */
-function strongestOfEvent(filter: SignalFilter, param: Param): SQL {
+export function strongestOfEvent(filter: SignalFilter, param: Param = asValue): SQL {
   const others = signalConditions(
     { ...filter, distinct: undefined },
     param,
@@ -218,6 +218,8 @@ export const signalColumns = {
   sourceUrl: signals.sourceUrl,
   updatedAt: signals.updatedAt,
   retractedAt: signals.retractedAt,
+  eventId: signals.eventId,
+  corroboration: signals.corroboration,
   sourceId: sources.id,
   sourceName: sources.name,
   sourceTier: sources.tier,
@@ -243,6 +245,8 @@ export type SignalRow = {
   sourceUrl: string;
   updatedAt: Date;
   retractedAt: Date | null;
+  eventId: string;
+  corroboration: number;
   sourceId: string;
   sourceName: string;
   sourceTier: string;

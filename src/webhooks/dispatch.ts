@@ -411,6 +411,8 @@ function sampleSignal(now: Date): SignalRow {
     sourceUrl: 'https://example.com/signal-intel/test-delivery',
     updatedAt: now,
     retractedAt: null,
+    eventId: NIL_UUID,
+    corroboration: 1,
     sourceId: NIL_UUID,
     sourceName: 'Test',
     sourceTier: 'core',
