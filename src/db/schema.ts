@@ -316,12 +316,34 @@ export const webhooks = pgTable(
     lastDeliveryAt: timestamptz('last_delivery_at'),
     lastStatus: integer('last_status'),
     disabledReason: text('disabled_reason'),
+    /** Deliver an event's first matching signal only, not its echoes (webhooks/dispatch.ts). */
+    distinctEvents: boolean('distinct_events').notNull().default(false),
   },
   (t) => [
     index('webhooks_key_idx').on(t.keyId),
     index('webhooks_due_idx')
       .on(t.nextAttemptAt)
       .where(sql`${t.active}`),
+  ],
+);
+
+/**
+ * The signals a `distinct_events` webhook delivered (with a 2xx): an event counts as delivered
+ * when any of its signals is here, whichever event those signals belong to after merges.
+ * Kept for 30 days (pruned with the delivery log).
+ */
+export const webhookEventMarks = pgTable(
+  'webhook_event_marks',
+  {
+    webhookId: uuid('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    signalId: uuid('signal_id').notNull(),
+    deliveredAt: timestamptz('delivered_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.webhookId, t.signalId] }),
+    index('webhook_event_marks_age_idx').on(t.webhookId, t.deliveredAt),
   ],
 );
 
