@@ -307,24 +307,24 @@ async function writeEvents(
   }
   if (mergedInto.size > 0) {
     const merges = JSON.stringify([...mergedInto.keys()].map((id) => {
-      let into = id;
-      while (mergedInto.has(into)) into = mergedInto.get(into)!;
-      return { id, into };
+      let target = id;
+      while (mergedInto.has(target)) target = mergedInto.get(target)!;
+      return { id, target };
     }));
     // Merged events keep their row (their id keeps redirecting); their members move.
     await db.execute(sql`
       INSERT INTO events AS e (id, threat_layer, first_seen_at, last_seen_at, max_score, merged_into)
-      SELECT v.id, t.threat_layer, t.first_seen_at, t.last_seen_at, 0, v.into
-      FROM jsonb_to_recordset(${merges}::jsonb) AS v(id uuid, into uuid) JOIN events t ON t.id = v.into
+      SELECT v.id, t.threat_layer, t.first_seen_at, t.last_seen_at, 0, v.target
+      FROM jsonb_to_recordset(${merges}::jsonb) AS v(id uuid, target uuid) JOIN events t ON t.id = v.target
       ON CONFLICT (id) DO UPDATE SET merged_into = excluded.merged_into, lead_signal_id = NULL,
         signal_count = 0, terms = '{}', upstream_keys = '{}', updated_at = now()`);
     await db.execute(sql`
-      UPDATE events SET merged_into = v.into, updated_at = now()
-      FROM jsonb_to_recordset(${merges}::jsonb) AS v(id uuid, into uuid)
+      UPDATE events SET merged_into = v.target, updated_at = now()
+      FROM jsonb_to_recordset(${merges}::jsonb) AS v(id uuid, target uuid)
       WHERE events.merged_into = v.id`);
     await db.execute(sql`
-      UPDATE signals s SET event_id = v.into, updated_at = now()
-      FROM jsonb_to_recordset(${merges}::jsonb) AS v(id uuid, into uuid)
+      UPDATE signals s SET event_id = v.target, updated_at = now()
+      FROM jsonb_to_recordset(${merges}::jsonb) AS v(id uuid, target uuid)
       WHERE s.event_id = v.id`);
   }
   const moved = [...assignment.entries()].filter(([signal, event]) => signal !== event);

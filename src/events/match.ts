@@ -6,7 +6,7 @@
  * 3. the same news story (similar text, compatible layers, agreeing countries, in the window,
  *    no actor veto).
  * Rules 1 and 2 are facts: every event they match is the same, so the oldest absorbs the others
- * (a merge). Rule 3 is a judgement: the signal joins the most similar event and merges nothing.
+ * (a merge); two measured quakes that rule 2 keeps apart are never linked by their text. Rule 3 is a judgement: the signal joins the most similar event and merges nothing.
  */
 import type { Layer } from '../vocab';
 import { distanceKm, type Quake } from './keys';
@@ -110,6 +110,26 @@ export function actorVeto(a: EventText, b: EventText): boolean {
   return true;
 }
 
+/** Words naming a kind of disaster, by kind, in the feeds' languages. */
+const HAZARDS: [string, RegExp][] = [
+  ['earthquake', /\b(?:earthquakes?|quakes?|tremors?|aftershocks?|séismes?|seismo|erdbeben|sismos?|terremotos?|землетрус\p{L}*|زلزال)/iu],
+  ['flood', /\b(?:floods?|flooding|inondations?|hochwasser|überschwemmung\p{L}*|inundaç\p{L}+|inundaci\p{L}+|повін\p{L}*|наводнен\p{L}*|فيضان\p{L}*)/iu],
+  ['cyclone', /\b(?:cyclones?|hurricanes?|typhoons?|ouragans?|hurrikan\p{L}*|tai?fun\p{L}*|huracan\p{L}*|furac\p{L}+)/iu],
+  ['wildfire', /\b(?:wildfires?|bushfires?|forest fires?|incendies?|waldbr\p{L}+|incendios?|пожеж\p{L}*)/iu],
+  ['eruption', /\b(?:eruptions?|volcano\p{L}*|volcan\p{L}*|vulkan\p{L}*)/iu],
+];
+
+function hazardsOf(text: EventText): Set<string> {
+  const all = `${text.title} ${text.summary}`;
+  return new Set(HAZARDS.filter(([, pattern]) => pattern.test(all)).map(([kind]) => kind));
+}
+
+function sharesHazard(signal: NewSignal, event: CandidateEvent): boolean {
+  const mine = hazardsOf(signal.text);
+  if (mine.size === 0) return false;
+  return event.texts.some((t) => [...hazardsOf(t)].some((kind) => mine.has(kind)));
+}
+
 /** The similarity a pair needs, by layers and countries; null when they may never link. */
 export function newsThreshold(signal: NewSignal, event: CandidateEvent): number | null {
   if (!layersLink(signal.threatLayer, event.threatLayer)) return null;
@@ -118,6 +138,10 @@ export function newsThreshold(signal: NewSignal, event: CandidateEvent): number 
   let bar: number = signal.threatLayer === event.threatLayer ? NEWS.sameLayer : NEWS.crossLayer;
   if (a.length > 0 && b.length > 0) {
     if (!a.some((c) => b.includes(c))) return null;
+    // One country, one kind of disaster, within days: reports of one disaster rarely share words
+    // beyond those ("Colombia quake" and "in shattered Cali").
+    if (signal.threatLayer === 'disaster' && event.threatLayer === 'disaster' && sharesHazard(signal, event))
+      bar = NEWS.sameHazard;
   } else if (a.length > 0 || b.length > 0) {
     bar = Math.max(bar, NEWS.oneSidedCountry);
   }
@@ -161,6 +185,9 @@ export function matchSignal(signal: NewSignal, candidates: readonly CandidateEve
   let bestMargin = 0;
   for (const event of candidates) {
     if (event.texts.length === 0 || !inWindow(signal, event)) continue;
+    // Two measured quakes that are not the same quake are different events, however alike
+    // their texts ("M 5.5 - off the coast of …").
+    if (signal.quake && event.quake) continue;
     const bar = newsThreshold(signal, event);
     if (bar === null) continue;
     const features = eventFeatures(event);

@@ -12,6 +12,8 @@ export const NEWS = {
   sameLayer: 0.2,
   /** Higher bar for two items of different (but compatible) layers: the reading may differ. */
   crossLayer: 0.46,
+  /** Lower bar for two disaster reports of one country naming the same kind of disaster. */
+  sameHazard: 0.08,
   /** Higher bar when only one of the two names a country (no country agreement to lean on). */
   oneSidedCountry: 0.26,
   /** Words longer than this are known by their first letters (Magdeburg/Magdeburger, attack/attacks). */
