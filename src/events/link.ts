@@ -109,10 +109,14 @@ async function fetchCandidates(db: Database, signals: NewSignal[]): Promise<Map<
             (extract(epoch FROM e.created_at) * 1000)::float8 AS created_ms
           FROM jsonb_to_recordset(${JSON.stringify(lookups)}::jsonb) AS q(i int, keys text[], terms text[], layers text[])
           CROSS JOIN LATERAL (
-            SELECT * FROM events e
-            WHERE e.merged_into IS NULL
-              AND (e.upstream_keys && q.keys OR (e.terms && q.terms AND e.threat_layer = ANY(q.layers)))
-            ORDER BY e.last_seen_at DESC LIMIT ${NEWS.maxCandidates}) e`,
+            -- Two index probes, not one OR (which no index answers): by key, then by term.
+            (SELECT * FROM events e
+             WHERE cardinality(q.keys) > 0 AND e.upstream_keys && q.keys AND e.merged_into IS NULL
+             LIMIT ${NEWS.maxCandidates})
+            UNION
+            (SELECT * FROM events e
+             WHERE e.terms && q.terms AND e.merged_into IS NULL AND e.threat_layer = ANY(q.layers)
+             ORDER BY e.last_seen_at DESC LIMIT ${NEWS.maxCandidates})) e`,
     );
     for (const row of rows) {
       let event = known.get(row.id);

@@ -208,9 +208,18 @@ export function matchSignal(signal: NewSignal, candidates: readonly CandidateEve
   return best;
 }
 
-/** Headline words of a text that index its event (day-bucketed by `termsOf`). */
+/**
+ * The headline words of a text that index its event (day-bucketed by `termsOf`): its most
+ * telling few, names before other words and longer before shorter, so a lookup reads short
+ * posting lists rather than every event that says "attack".
+ */
 export function headlineWords(features: TextFeatures): string[] {
-  return [...new Set(features.headline)].slice(0, NEWS.termWords);
+  const ranked = [...features.head.entries()].sort(
+    ([a, wa], [b, wb]) => wb - wa || b.length - a.length || (a < b ? -1 : 1),
+  );
+  // Names (places, actors) when the headline has any: common words make long posting lists.
+  const names = ranked.filter(([, weight]) => weight >= NEWS.nameWeight);
+  return (names.length > 0 ? names : ranked).slice(0, NEWS.termWords).map(([word]) => word);
 }
 
 /**

@@ -35,8 +35,8 @@ export const NEWS = {
   headlineWeight: 0.8,
   /** ...and only when the headlines share at least this many words (one shared name is chance). */
   headlineMinShared: 2,
-  /** Headline words per text that index an event (candidate terms). */
-  termWords: 12,
+  /** Headline words per text that index an event (candidate terms): its most telling few. */
+  termWords: 4,
   /** Member texts an event keeps to compare with (the founder, then the latest). */
   maxTexts: 5,
   /** Candidate events fetched per new signal (the bound on linking work). */
