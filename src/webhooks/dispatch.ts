@@ -199,10 +199,10 @@ function firstOfEvent(webhook: WebhookRow, cursor: SQL): SQL {
   return sql`NOT EXISTS (SELECT 1 FROM ${signals} AS ${sql.identifier('member')}
       JOIN ${webhookEventMarks} ON ${webhookEventMarks.signalId} = ${member.id} AND ${webhookEventMarks.webhookId} = ${webhook.id}
       WHERE ${member.eventId} = ${signals.eventId})
-    AND (SELECT 1 FROM ${signals} AS ${sql.identifier('member')}
+    AND NOT EXISTS (SELECT 1 FROM ${signals} AS ${sql.identifier('member')}
       WHERE ${member.eventId} = ${signals.eventId}
         AND (${member.ingestedAt}, ${member.id}) < (${signals.ingestedAt}, ${signals.id})
-        AND ${cursor} ${others ? sql`AND ${others}` : sql``} LIMIT 1) IS NULL`;
+        AND ${cursor} ${others ? sql`AND ${others}` : sql``})`;
 }
 
 /**
