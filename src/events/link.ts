@@ -12,6 +12,7 @@ import type { Layer } from '../vocab';
 import { publisherFamily, quakeOf, upstreamKeys, type Quake } from './keys';
 import {
   featuresOf,
+  hazardWords,
   headlineWords,
   lookupTerms,
   matchSignal,
@@ -151,6 +152,7 @@ function eventTerms(event: CandidateEvent): string[] {
   for (const text of event.texts) {
     for (const w of headlineWords(featuresOf(text))) words.add(w);
   }
+  for (const w of hazardWords(event.threatLayer, event.countryCodes, event.texts)) words.add(w);
   return termsOf(words, event.firstSeenAt, event.lastSeenAt, event.quake);
 }
 

@@ -119,7 +119,8 @@ const HAZARDS: [string, RegExp][] = [
   ['eruption', /\b(?:eruptions?|volcano\p{L}*|volcan\p{L}*|vulkan\p{L}*)/iu],
 ];
 
-function hazardsOf(text: EventText): Set<string> {
+/** The kinds of disaster a text names. */
+export function hazardsOf(text: EventText): Set<string> {
   const all = `${text.title} ${text.summary}`;
   return new Set(HAZARDS.filter(([, pattern]) => pattern.test(all)).map(([kind]) => kind));
 }
@@ -241,8 +242,19 @@ export function termsOf(words: Iterable<string>, fromMs: number, toMs: number, q
   return [...out];
 }
 
+/**
+ * Index words for a disaster's kind in each of its countries (`hz:earthquake:CO`), so reports of
+ * one disaster that share no name ("Colombia quake", "in shattered Cali") still meet.
+ */
+export function hazardWords(layer: Layer, countries: readonly string[], texts: readonly EventText[]): string[] {
+  if (layer !== 'disaster') return [];
+  const kinds = new Set(texts.flatMap((t) => [...hazardsOf(t)]));
+  return [...kinds].flatMap((kind) => countries.slice(0, 5).map((c) => `hz:${kind}:${c}`));
+}
+
 /** The terms a new signal looks up: its words over the window, its quake's slots. */
 export function lookupTerms(signal: NewSignal): string[] {
   const window = NEWS.windowDays * DAY;
-  return termsOf(headlineWords(signal.features), signal.publishedAt - window, signal.publishedAt + window, signal.quake);
+  const words = [...headlineWords(signal.features), ...hazardWords(signal.threatLayer, signal.countryCodes, [signal.text])];
+  return termsOf(words, signal.publishedAt - window, signal.publishedAt + window, signal.quake);
 }
