@@ -71,6 +71,27 @@ const SCENARIOS: Scenario[] = [
   }),
   scenario('deep offset', 'limit=50&offset=5000', {}, { offset: 5000 }),
   scenario('csv', 'format=csv&limit=100', {}, { limit: 100, format: 'csv' }),
+  // One signal per event: the strongest matching member of each, filters applied first.
+  scenario('distinct=event', 'distinct=event&limit=50', { distinct: 'event' }),
+  scenario(
+    'distinct=event + layers + min_score',
+    'distinct=event&layers=military,cyber&min_score=7&limit=50',
+    {
+      distinct: 'event',
+      layers: ['military', 'cyber'],
+      minScore: 7,
+    },
+  ),
+  scenario('distinct=event + country', 'distinct=event&country=UA&limit=50', {
+    distinct: 'event',
+    country: 'UA',
+  }),
+  scenario(
+    'distinct=event deep offset',
+    'distinct=event&limit=50&offset=5000',
+    { distinct: 'event' },
+    { offset: 5000 },
+  ),
 ];
 
 /** The statement the app runs for `s`, bound to its values. */

@@ -9,12 +9,14 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pgliteDatabase } from '../src/db/node';
 import { generateDemoSignals } from '../src/ingest/demo';
 import { extractEntities } from '../src/ingest/entities';
 import { readNewsItem } from '../src/reading/news';
 import { readPlaces } from '../src/reading/places';
 import { withDeadline } from '../src/store/deadline';
 import { sendDelivery } from '../src/webhooks/deliver';
+import { linkThroughput, seedCandidateEvents } from './events-linking';
 
 const NOW = new Date('2026-11-22T06:00:00Z');
 
@@ -121,6 +123,20 @@ for (const timeoutMs of [1_000]) {
 }
 hanging.closeAllConnections();
 hanging.close();
+
+// Event linking: 1,000 news items against stored candidate events sharing their words and days.
+{
+  const handle = await pgliteDatabase();
+  let stored = 0;
+  for (const events of [2_000, 20_000]) {
+    await seedCandidateEvents(handle.db, events - stored, NOW);
+    stored = events;
+    const perSecond = await linkThroughput(handle.db, 1_000, NOW);
+    console.log(`${`event linking, 1,000 news items, ${events.toLocaleString('en')} stored events`.padEnd(58)} ${perSecond.toFixed(0).padStart(9)} items/s`);
+    figures.push([`event linking items/s, ${events} stored events`, perSecond]);
+  }
+  await handle.close();
+}
 
 const started = performance.now();
 await withDeadline(new Promise(() => {}), 1_000).catch(() => {});

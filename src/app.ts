@@ -18,6 +18,7 @@ import { docsRoutes, errorsRoutes } from './routes/docs';
 import { analyticsRoutes } from './routes/analytics';
 import { insightRoutes } from './routes/insights';
 import { embedRoutes } from './routes/embed';
+import { eventRoutes } from './routes/events';
 import { exportRoutes } from './routes/export';
 import { feedRoutes } from './routes/feed';
 import { keyRoutes } from './routes/keys';
@@ -120,6 +121,7 @@ export function createApp() {
 
   app.route('/', systemRoutes);
   app.route('/', signalRoutes);
+  app.route('/', eventRoutes);
   app.route('/', keyRoutes);
   app.route('/', adminRoutes);
   app.route('/', webhookRoutes);

@@ -36,6 +36,8 @@ interface EntityRow {
 
 interface TotalsRow {
   signal_count: number;
+  /** Distinct events among the window's signals (echoes counted once). */
+  event_count: number;
   crisis_count: number;
   anomaly_count: number;
   country_count: number;
@@ -67,21 +69,26 @@ export async function briefData(db: Database, now: Date): Promise<BriefData> {
   // Sequential on purpose: one connection per request is what a Worker's Neon pool should hold.
   const signalRows = await queryRows<SignalRow>(
     db,
-    sql`SELECT id, threat_layer, significance_score::float8 AS significance_score, signal_valence, title, country_codes,
-                 is_anomaly, published_at
+    // One signal per event (its strongest in the window): ten outlets telling a story are one
+    // event. DISTINCT ON sorts the window's rows, a bounded set (4 hours).
+    sql`SELECT * FROM (
+          SELECT DISTINCT ON (event_id) id, threat_layer, significance_score::float8 AS significance_score, signal_valence,
+                 title, country_codes, is_anomaly, published_at
           FROM signals WHERE ${inWindow}
-          ORDER BY significance_score DESC, published_at DESC, id LIMIT 500`,
+          ORDER BY event_id, significance_score DESC, published_at DESC, id) e
+        ORDER BY significance_score DESC, published_at DESC, id LIMIT 500`,
   );
   const entityRows = await queryRows<EntityRow>(
     db,
-    sql`SELECT e.name, e.type, count(*)::int AS signal_count
+    sql`SELECT e.name, e.type, count(DISTINCT sg.event_id)::int AS signal_count
           FROM signals sg JOIN signal_entities se ON se.signal_id = sg.id JOIN entities e ON e.id = se.entity_id
           WHERE sg.published_at > ${s}::timestamptz AND sg.published_at <= ${e}::timestamptz
-          GROUP BY e.name, e.type ORDER BY count(*) DESC, e.name LIMIT ${BRIEF.entities}`,
+          GROUP BY e.name, e.type ORDER BY count(DISTINCT sg.event_id) DESC, e.name LIMIT ${BRIEF.entities}`,
   );
   const totals = await queryRows<TotalsRow>(
     db,
-    sql`SELECT count(*)::int AS signal_count, (count(*) FILTER (WHERE signal_valence = 'crisis'))::int AS crisis_count,
+    sql`SELECT count(*)::int AS signal_count, count(DISTINCT event_id)::int AS event_count,
+                 (count(*) FILTER (WHERE signal_valence = 'crisis'))::int AS crisis_count,
                  (count(*) FILTER (WHERE is_anomaly))::int AS anomaly_count,
                  (SELECT count(DISTINCT c)::int FROM signals, unnest(country_codes) c WHERE ${inWindow}) AS country_count
           FROM signals WHERE ${inWindow}`,
@@ -100,7 +107,13 @@ export async function briefData(db: Database, now: Date): Promise<BriefData> {
       publishedAt: iso(r.published_at)!,
     })),
     entities: entityRows,
-    totals: totals[0] ?? { signal_count: 0, crisis_count: 0, anomaly_count: 0, country_count: 0 },
+    totals: totals[0] ?? {
+      signal_count: 0,
+      event_count: 0,
+      crisis_count: 0,
+      anomaly_count: 0,
+      country_count: 0,
+    },
   };
 }
 
@@ -197,7 +210,8 @@ export function heuristicBrief(data: BriefData): BriefBody {
   return {
     headline: top.title,
     executive_summary:
-      `In the 4 hours to ${data.end.toISOString().slice(11, 16)} UTC, ${totals.signal_count} signals were published ` +
+      `In the 4 hours to ${data.end.toISOString().slice(11, 16)} UTC, ${totals.event_count} events were reported ` +
+      `in ${totals.signal_count} signals ` +
       `across ${totals.country_count} countries: ${totals.crisis_count} crises and ${totals.anomaly_count} flagged as ` +
       `anomalous spikes. The most active theaters were ${lead}. The strongest signal (${fmt(top.score)}, ` +
       `${layerName(top.layer)}) reads: "${top.title}".`,

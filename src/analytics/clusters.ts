@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/client';
+import { strongestOfEvent } from '../signals/query';
 import type { Layer } from '../vocab';
 import { clusterScore } from './formulas';
 import { DAY_MS, iso, windowOf } from './sql';
@@ -193,13 +194,14 @@ export async function narrativeClusters(
   // The order of signals_rank_idx (NULLS LAST), so the strongest are read first from the index.
   const rows = await queryRows<SignalRow>(
     db,
-    sql`SELECT s.id, s.threat_layer, s.significance_score::float8 AS significance_score, s.title, s.country_codes, s.published_at
-        FROM signals s
-        WHERE s.published_at > ${start.toISOString()}::timestamptz AND s.published_at <= ${now.toISOString()}::timestamptz
-          AND s.retracted_at IS NULL
-          ${q.layer ? sql`AND s.threat_layer = ${q.layer}` : sql``}
-          ${q.country ? sql`AND s.country_codes @> ARRAY[${q.country}]::text[]` : sql``}
-        ORDER BY s.significance_score DESC NULLS LAST, s.published_at DESC NULLS LAST, s.id
+    sql`SELECT signals.id, signals.threat_layer, signals.significance_score::float8 AS significance_score, signals.title, signals.country_codes, signals.published_at
+        FROM signals
+        WHERE signals.published_at > ${start.toISOString()}::timestamptz AND signals.published_at <= ${now.toISOString()}::timestamptz
+          AND signals.retracted_at IS NULL
+          ${q.layer ? sql`AND signals.threat_layer = ${q.layer}` : sql``}
+          ${q.country ? sql`AND signals.country_codes @> ARRAY[${q.country}]::text[]` : sql``}
+          AND ${strongestOfEvent({ start, end: now, layers: q.layer ? [q.layer] : undefined, country: q.country })}
+        ORDER BY signals.significance_score DESC NULLS LAST, signals.published_at DESC NULLS LAST, signals.id
         LIMIT ${CLUSTERING.maxSignals}`,
   );
   // Their entities in a second statement: one index lookup per signal, and a plan cheap enough

@@ -7,6 +7,8 @@
  * @example
  * const api = createSignalClient({ baseUrl: 'https://api.example.org', apiKey: process.env.KEY });
  * for await (const signal of api.signals({ layers: 'cyber', min_score: 7 })) console.log(signal.title);
+ * // One signal per event, with how many independent publishers tell it:
+ * for await (const s of api.signals({ distinct: 'event' })) console.log(s.corroboration, s.title);
  */
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, paths } from './schema';
@@ -15,6 +17,7 @@ export type { components, paths };
 export type Signal = components['schemas']['Signal'];
 export type Problem = components['schemas']['Problem'];
 export type SignalQuery = NonNullable<paths['/api/v1/signals']['get']['parameters']['query']>;
+export type Event = components['schemas']['Event'];
 
 export interface ClientOptions {
   /** Where the API is, e.g. `https://api.example.org` (no trailing `/api/v1`). */
@@ -77,6 +80,11 @@ export function retryingFetch(
 export type SignalClient = Client<paths> & {
   /** Every signal matching `query`, page after page by cursor; throws `ApiProblemError`. */
   signals(query?: Omit<SignalQuery, 'cursor' | 'offset' | 'format'>): AsyncGenerator<Signal>;
+  /**
+   * Every signal of event `id`, strongest first, page after page by cursor (a merged event's
+   * id is followed to the surviving event); throws `ApiProblemError`.
+   */
+  eventSignals(id: string): AsyncGenerator<Signal>;
 };
 
 /** The typed client. `GET`, `POST`… take the paths and parameters of the OpenAPI document. */
@@ -99,7 +107,20 @@ export function createSignalClient(options: ClientOptions): SignalClient {
       cursor = data.pagination.next_cursor ?? undefined;
     } while (cursor);
   }
-  return Object.assign(client, { signals });
+  async function* eventSignals(id: string) {
+    let cursor: string | undefined;
+    do {
+      const { data, error, response } = await client.GET('/api/v1/events/{id}', {
+        params: { path: { id }, query: { limit: 100, ...(cursor ? { cursor } : {}) } },
+      });
+      if (!data) throw new ApiProblemError(response.status, (error ?? {}) as Partial<Problem>);
+      // A merged id was redirected: later pages belong to the surviving event.
+      id = data.id;
+      yield* data.members.data;
+      cursor = data.members.pagination.next_cursor ?? undefined;
+    } while (cursor);
+  }
+  return Object.assign(client, { signals, eventSignals });
 }
 
 const encoder = new TextEncoder();

@@ -81,6 +81,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one event
+         * @description One real-world event as several sources told it: its first and last report, countries, layer, severity, corroboration (independent publishers), its strongest signal and its member signals, paged like /api/v1/signals (`members.data`, `members.pagination`). The id of an event that was merged into another answers `308 Permanent Redirect` to the surviving event (`Location`, query kept): clients that follow redirects get the surviving event, whose `id` differs from the one asked for. Use event ids from `event_id` on any signal.
+         */
+        get: operations["getEventsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/keys": {
         parameters: {
             query?: never;
@@ -745,6 +765,17 @@ export interface components {
             collected_at: string;
             is_anomaly: boolean;
             source_url: string;
+            /**
+             * Format: uuid
+             * @description The event this signal reports: every signal about the same real-world happening (from any source) shares it. Stable: a merged event keeps redirecting to the one that absorbed it.
+             * @example 9d2e4b1c-3a5f-4e7d-8b6c-1f0a2e3d4c5b
+             */
+            event_id: string;
+            /**
+             * @description How many independent publishers report this signal's event (outlets of one owner count once). 1 means this source alone.
+             * @example 3
+             */
+            corroboration: number;
         };
         Health: {
             /** @enum {string} */
@@ -887,6 +918,17 @@ export interface components {
                  */
                 tier: "core" | "community" | "discovered";
             };
+            /**
+             * Format: uuid
+             * @description The event this signal reports: every signal about the same real-world happening (from any source) shares it. Stable: a merged event keeps redirecting to the one that absorbed it.
+             * @example 9d2e4b1c-3a5f-4e7d-8b6c-1f0a2e3d4c5b
+             */
+            event_id: string;
+            /**
+             * @description How many independent publishers report this signal's event (outlets of one owner count once). 1 means this source alone.
+             * @example 3
+             */
+            corroboration: number;
         };
         Pagination: {
             /** @example 50 */
@@ -1045,6 +1087,59 @@ export interface components {
              */
             valence_cue: string;
         } | null;
+        Event: {
+            /**
+             * Format: uuid
+             * @example 9d2f4c1a-3b7e-4e2a-8f6d-1c0b9a8e7d65
+             */
+            id: string;
+            /**
+             * @description The layer of the signal that founded the event.
+             * @example disaster
+             * @enum {string}
+             */
+            threat_layer: "military" | "cyber" | "economic" | "disaster" | "political" | "criminal" | "health" | "supply_chain";
+            /**
+             * @description Every country any of its signals names.
+             * @example [
+             *       "TR",
+             *       "SY"
+             *     ]
+             */
+            country_codes: string[];
+            /**
+             * @description Publication time of its earliest signal.
+             * @example 2026-11-20T06:02:00.000Z
+             */
+            first_reported_at: string;
+            /**
+             * @description Publication time of its latest signal.
+             * @example 2026-11-20T11:40:00.000Z
+             */
+            last_reported_at: string;
+            /**
+             * @description The strongest signal's `significance_score` (corroboration included).
+             * @example 8.9
+             */
+            severity: number;
+            /**
+             * @description Independent publishers telling it (outlets of one publisher family count once).
+             * @example 4
+             */
+            corroboration: number;
+            /**
+             * @description Its signals, echoes included.
+             * @example 7
+             */
+            signal_count: number;
+            strongest_signal: components["schemas"]["Signal"] & unknown;
+            members: components["schemas"]["EventMembers"];
+        };
+        /** @description Its signals in the order of /api/v1/signals (score, newest, id), one page at a time: `limit`, `offset` or `cursor` (`members.pagination.next_cursor`). */
+        EventMembers: {
+            data: components["schemas"]["Signal"][];
+            pagination: components["schemas"]["Pagination"];
+        };
         IssuedKey: {
             /** Format: uuid */
             id: string;
@@ -1165,6 +1260,11 @@ export interface components {
             /** @example true */
             active: boolean;
             /**
+             * @description Only the first matching signal of each event is delivered.
+             * @example false
+             */
+            distinct_events: boolean;
+            /**
              * @description Deliveries are signed.
              * @example true
              */
@@ -1231,6 +1331,11 @@ export interface components {
              * @enum {string}
              */
             valence?: "crisis" | "update" | "resolution";
+            /**
+             * @description true: one delivery per event: its first signal that matches the filters, not its echoes (other outlets telling the same event). With `min_score`, the event's severity (its strongest signal's score) is compared, so the echo that first lifts an event to `min_score` is delivered. Default false: every matching signal.
+             * @example true
+             */
+            distinct_events?: boolean;
         };
         UpdateWebhook: {
             /**
@@ -1270,6 +1375,11 @@ export interface components {
              * @enum {string|null}
              */
             valence?: "crisis" | "update" | "resolution" | null;
+            /**
+             * @description true: one delivery per event: its first signal that matches the filters, not its echoes (other outlets telling the same event). With `min_score`, the event's severity (its strongest signal's score) is compared, so the echo that first lifts an event to `min_score` is delivered. Default false: every matching signal.
+             * @example true
+             */
+            distinct_events?: boolean;
             /**
              * @description false pauses deliveries; true resumes them.
              * @example false
@@ -1869,6 +1979,8 @@ export interface components {
             signal_ids: string[];
             numbers: {
                 signal_count: number;
+                /** @description Events among those signals: a story told by several outlets counts once. */
+                event_count: number;
                 crisis_count: number;
                 anomaly_count: number;
                 country_count: number;
@@ -2246,6 +2358,8 @@ export interface operations {
                 bbox?: string;
                 /** @description `true`: only anomalous signals; `false`: only the others. */
                 anomaly?: "true" | "false";
+                /** @description `event`: one signal per event, the strongest of the event's signals that match the other filters (filters apply first), so an event told by ten outlets appears once, with its `corroboration`. Pages never repeat an event. */
+                distinct?: "event";
                 /** @description Sync: only signals changed (ingested, revised or retracted) at or after this time, oldest change first (then id), retracted ones included with `retracted_at`. Page with `cursor`. */
                 updated_since?: string;
                 /** @description Page size, 1–100. */
@@ -2393,6 +2507,156 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SignalDetail"];
                 };
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEventsById: {
+        parameters: {
+            query?: {
+                /** @description Member signals per page, 1–100 (default 20). */
+                limit?: number;
+                /** @description Member signals to skip, 0–10,000 (default 0). Page deeper with `cursor`. */
+                offset?: number;
+                /** @description `members.pagination.next_cursor` of the previous page of this event; not with `offset`. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event, with the requested page of its member signals. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description The event was merged into another: `Location` is the surviving event (the same query string). Follow it; store the new id. */
+            308: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    /** @description The surviving event, e.g. `/api/v1/events/<id>?limit=20`. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
             400: {
@@ -5863,6 +6127,8 @@ export interface operations {
                 bbox?: string;
                 /** @description `true`: only anomalous signals; `false`: only the others. */
                 anomaly?: "true" | "false";
+                /** @description `event`: one signal per event, the strongest of the event's signals that match the other filters (filters apply first), so an event told by ten outlets appears once, with its `corroboration`. Pages never repeat an event. */
+                distinct?: "event";
                 /** @description `rss` (RSS 2.0, default), `atom` (Atom 1.0) or `json` (JSON Feed 1.1). */
                 format?: "rss" | "atom" | "json";
                 /** @description Number of items, 1–50. */
@@ -6009,6 +6275,8 @@ export interface operations {
                 valence?: "crisis" | "update" | "resolution";
                 /** @description Minimum significance score, 0–10 (default 0). */
                 minScore?: number;
+                /** @description `event`: one signal per event, the strongest of the event's signals that match the other filters (filters apply first), so an event told by ten outlets appears once, with its `corroboration`. Pages never repeat an event. */
+                distinct?: "event";
                 /** @description `csv` (default; RFC 4180), `json` or `geojson` (an RFC 7946 FeatureCollection, `application/geo+json`). */
                 format?: "csv" | "json" | "geojson";
                 /** @description Rows, default 200; anything above 1000 is capped at 1000. */
@@ -6155,6 +6423,8 @@ export interface operations {
                 hours?: number;
                 /** @description Signals shown, 1–30 (default 10). */
                 limit?: number;
+                /** @description `event`: one signal per event, the strongest of the event's signals that match the other filters (filters apply first), so an event told by ten outlets appears once, with its `corroboration`. Pages never repeat an event. */
+                distinct?: "event";
                 /** @description `light`, `dark`, or `auto` (default: follows the viewer's colour scheme). */
                 theme?: "light" | "dark" | "auto";
             };
@@ -6296,6 +6566,8 @@ export interface operations {
                 hours?: number;
                 /** @description Signals shown, 1–30 (default 10). */
                 limit?: number;
+                /** @description `event`: one signal per event, the strongest of the event's signals that match the other filters (filters apply first), so an event told by ten outlets appears once, with its `corroboration`. Pages never repeat an event. */
+                distinct?: "event";
             };
             header?: {
                 /** @description An `ETag` from an earlier answer: when it is still current the answer is 304 with no body. */

@@ -103,6 +103,22 @@ export const signals = pgTable(
     upstreamUpdatedAt: timestamptz('upstream_updated_at'),
     /** How a news item was read at ingest (src/reading): rules, casualties, kind, score terms. Null for feeds with their own facts. */
     classification: jsonb('classification'),
+    /**
+     * The event this signal belongs to (`events.id`; never a merged-away id). Set at ingest:
+     * a new signal first gets an event of its own (its own id), then the linker may move it.
+     */
+    eventId: uuid('event_id')
+      .notNull()
+      .default(sql`gen_random_uuid()`),
+    /** True on exactly one live signal per event: its strongest (what `distinct=event` reads). */
+    eventLead: boolean('event_lead').notNull().default(true),
+    /** The event's independent publishers (families counted once), copied onto every member. */
+    corroboration: integer('corroboration').notNull().default(1),
+    /**
+     * The score as read from the source, before the corroboration term; `significance_score`
+     * is this plus the term. Null on signals stored before events existed (no term yet).
+     */
+    baseScore: doublePrecision('base_score'),
     search: tsvector('search').generatedAlwaysAs(
       sql`to_tsvector('english', coalesce(title, '') || ' ' || coalesce(content_display, '') || ' ' || coalesce(city, ''))`,
     ),
@@ -125,6 +141,79 @@ export const signals = pgTable(
     index('signals_sync_idx').on(t.updatedAt, t.id),
     index('signals_external_ids_idx').using('gin', t.externalIds),
     index('signals_city_trgm_idx').using('gin', t.city.op('gin_trgm_ops')),
+    index('signals_event_idx').on(t.eventId),
+    // `distinct=event` reads: the same rank orders as above, over one signal per event.
+    index('signals_lead_rank_idx')
+      .on(t.significanceScore.desc(), t.publishedAt.desc(), t.id)
+      .where(sql`${t.eventLead}`),
+    index('signals_lead_layer_rank_idx')
+      .on(t.threatLayer, t.significanceScore.desc(), t.publishedAt.desc(), t.id)
+      .where(sql`${t.eventLead}`),
+    index('signals_lead_region_rank_idx')
+      .on(t.region, t.significanceScore.desc(), t.publishedAt.desc(), t.id)
+      .where(sql`${t.eventLead}`),
+  ],
+);
+
+/**
+ * One real-world happening, told by one or more signals (src/events/README.md). An id never
+ * changes once given out: a merge keeps the older event and points the other at it.
+ */
+export const events = pgTable(
+  'events',
+  {
+    id: uuid('id').primaryKey(),
+    threatLayer: text('threat_layer').notNull(),
+    /** Union of the members' countries. */
+    countryCodes: text('country_codes')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    /** Earliest and latest `published_at` of its members (the candidate index's time axis). */
+    firstSeenAt: timestamptz('first_seen_at').notNull(),
+    lastSeenAt: timestamptz('last_seen_at').notNull(),
+    /** The strongest live member (highest base score, then earliest); null when all are retracted. */
+    leadSignalId: uuid('lead_signal_id'),
+    /** Highest base score among live members. */
+    maxScore: doublePrecision('max_score').notNull(),
+    signalCount: integer('signal_count').notNull().default(1),
+    /** Distinct publisher families (src/events/publisher-families.json) among live members. */
+    publisherCount: integer('publisher_count').notNull().default(1),
+    publisherFamilies: text('publisher_families')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    /** Upstream keys shared across feeds: `cve:CVE-2024-1234`, `glide:EQ-2024-000123-JPN`, `usgs:us7000abcd`. */
+    upstreamKeys: text('upstream_keys')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    /**
+     * What the linker compares a new signal with: `{ texts: [...] }` (a few members' headline
+     * and summary) and, for hazards, `{ hazard: { kind, lat, lng, at, magnitude } }`.
+     */
+    signature: jsonb('signature')
+      .notNull()
+      .default(sql`'{}'::jsonb`),
+    /** The candidate index (src/events/match.ts `termsOf`): headline words by day, quake time slots. */
+    terms: text('terms')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    /** Set when this event was merged into an older one: reads redirect there. */
+    mergedInto: uuid('merged_into'),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+    updatedAt: timestamptz('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    // The candidate index: live events of a layer by recency, then by country.
+    index('events_layer_time_idx')
+      .on(t.threatLayer, t.lastSeenAt)
+      .where(sql`${t.mergedInto} IS NULL`),
+    index('events_countries_idx').using('gin', t.countryCodes),
+    index('events_upstream_keys_idx').using('gin', t.upstreamKeys),
+    index('events_terms_idx').using('gin', t.terms),
+    index('events_merged_into_idx').on(t.mergedInto),
   ],
 );
 
@@ -231,12 +320,34 @@ export const webhooks = pgTable(
     lastDeliveryAt: timestamptz('last_delivery_at'),
     lastStatus: integer('last_status'),
     disabledReason: text('disabled_reason'),
+    /** Deliver an event's first matching signal only, not its echoes (webhooks/dispatch.ts). */
+    distinctEvents: boolean('distinct_events').notNull().default(false),
   },
   (t) => [
     index('webhooks_key_idx').on(t.keyId),
     index('webhooks_due_idx')
       .on(t.nextAttemptAt)
       .where(sql`${t.active}`),
+  ],
+);
+
+/**
+ * The signals a `distinct_events` webhook delivered (with a 2xx): an event counts as delivered
+ * when any of its signals is here, whichever event those signals belong to after merges.
+ * Kept for 30 days (pruned with the delivery log).
+ */
+export const webhookEventMarks = pgTable(
+  'webhook_event_marks',
+  {
+    webhookId: uuid('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    signalId: uuid('signal_id').notNull(),
+    deliveredAt: timestamptz('delivered_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.webhookId, t.signalId] }),
+    index('webhook_event_marks_age_idx').on(t.webhookId, t.deliveredAt),
   ],
 );
 

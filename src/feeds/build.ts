@@ -33,6 +33,8 @@ function categories(row: SignalRow, format: FeedFormat): Category[] {
     ['significance_score', String(row.significanceScore)],
     ['signal_valence', row.signalValence],
     ...row.countryCodes.map((code): [string, string] => ['country', code]),
+    ['event_id', row.eventId],
+    ['corroboration', String(row.corroboration)],
   ];
   return facets.map(([facet, value]) => ({
     name: format === 'rss' ? value : `${facet}:${value}`,
@@ -52,6 +54,7 @@ function contentHtml(row: SignalRow): string {
     `valence: ${escapeHtml(row.signalValence)}`,
     ...(row.countryCodes.length ? [`countries: ${row.countryCodes.map(escapeHtml).join(', ')}`] : []),
     ...(row.isAnomaly ? ['anomaly'] : []),
+    `reported by ${row.corroboration} independent publisher${row.corroboration === 1 ? '' : 's'}`,
   ];
   return [
     `<p>${escapeHtml(row.contentDisplay)}</p>`,
@@ -120,6 +123,8 @@ export function renderFeed(rows: SignalRow[], format: FeedFormat, context: FeedC
             is_anomaly: row.isAnomaly,
             source_url: row.sourceUrl,
             source_name: row.sourceName,
+            event_id: row.eventId,
+            corroboration: row.corroboration,
           },
         },
       ];

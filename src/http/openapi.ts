@@ -1,6 +1,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../deps';
 import { LAYERS, VALENCES } from '../vocab';
+import { CorroborationSchema, EventIdSchema } from '../signals/serialize';
 import { invalidRequest, type FieldError } from './problem';
 
 /**
@@ -400,6 +401,8 @@ const WebhookSignalSchema = z
     collected_at: z.string(),
     is_anomaly: z.boolean(),
     source_url: z.string(),
+    event_id: EventIdSchema,
+    corroboration: CorroborationSchema,
   })
   .openapi('WebhookSignal');
 

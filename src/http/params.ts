@@ -166,3 +166,11 @@ export const cursorParam = () =>
     .min(1, 'must not be empty')
     .max(300, 'is not a cursor this API wrote; pass pagination.next_cursor as it came')
     .regex(/^[A-Za-z0-9_-]+$/, 'is not a cursor this API wrote; pass pagination.next_cursor as it came');
+
+/** `distinct=event`: one signal per event (the strongest that matches the other filters). */
+export const distinctParam = () =>
+  z.enum(['event'], { message: 'must be event (one signal per event)' }).openapi({
+    description:
+      "`event`: one signal per event, the strongest of the event's signals that match the other filters (filters apply first), so an event told by ten outlets appears once, with its `corroboration`. Pages never repeat an event.",
+    example: 'event',
+  });

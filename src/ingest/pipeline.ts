@@ -2,6 +2,7 @@ import { inArray, sql } from 'drizzle-orm';
 import { allowWriteTime, queryRows, type Database } from '../db/client';
 import { entities, signalEntities, signals, sources } from '../db/schema';
 import type { FieldError } from '../http/problem';
+import { linkSignals, type LinkInput } from '../events/link';
 import { regionOf } from '../vocab';
 import { foldSignals } from './aggregates';
 import { ANOMALY_RULE, isAnomalous } from './anomaly';
@@ -38,7 +39,7 @@ function chunks<T>(items: T[], size = CHUNK): T[][] {
 export async function ingestSignals(
   db: Database,
   rawItems: unknown[],
-  options: { now?: Date } = {},
+  options: { now?: Date; externalIds?: ReadonlyMap<string, readonly string[]> } = {},
 ): Promise<IngestResult> {
   const now = options.now ?? new Date();
   const result: IngestResult = { accepted: 0, duplicates: 0, rejected: 0, errors: [] };
@@ -69,13 +70,25 @@ export async function ingestSignals(
     await allowWriteTime(tx);
     const sourceIds = await upsertSources(tx as unknown as Database, items);
     const ids: string[] = [];
+    const linking: LinkInput[] = [];
     for (const part of chunks(items)) {
       const rows = await tx
         .insert(signals)
-        .values(part.map((item) => signalRow(item, sourceIds.get(item.source.name)!)))
+        .values(
+          part.map((item) => {
+            // Each new signal founds an event under its own id; linking may then move it.
+            const id = item.id ?? crypto.randomUUID();
+            return { ...signalRow(item, sourceIds.get(item.source.name)!), id, eventId: id };
+          }),
+        )
         .onConflictDoNothing()
         .returning({ id: signals.id, sourceUrl: signals.sourceUrl });
-      for (const row of rows) ids.push(row.id);
+      const byUrl = new Map(part.map((item) => [item.source_url, item]));
+      for (const row of rows) {
+        ids.push(row.id);
+        const item = byUrl.get(row.sourceUrl)!;
+        linking.push(linkInput(row.id, item, extracted.get(row.sourceUrl)!, options.externalIds?.get(row.sourceUrl)));
+      }
       await nextTurn();
       await linkEntities(
         tx as unknown as Database,
@@ -86,6 +99,7 @@ export async function ingestSignals(
       const derive = items.filter((item) => item.is_anomaly === undefined).map((i) => i.source_url);
       await flagAnomalies(tx as unknown as Database, ids, new Set(derive));
       await updateAggregates(tx as unknown as Database, ids);
+      await linkSignals(tx as unknown as Database, linking);
     }
     return ids.length;
   });
@@ -94,11 +108,28 @@ export async function ingestSignals(
   return result;
 }
 
+function linkInput(id: string, item: IngestItem, found: ExtractedEntity[], externalIds = EMPTY): LinkInput {
+  return {
+    id,
+    threatLayer: item.threat_layer,
+    countryCodes: item.country_codes,
+    publishedAt: new Date(item.published_at),
+    title: item.title || fallbackTitle(item.content_display),
+    content: item.content_display,
+    lat: item.lat ?? null,
+    lng: item.lng ?? null,
+    externalIds,
+    entities: found,
+  };
+}
+const EMPTY: readonly string[] = [];
+
 function signalRow(item: IngestItem, sourceId: string): typeof signals.$inferInsert {
   return {
     ...(item.id ? { id: item.id } : {}),
     threatLayer: item.threat_layer,
     significanceScore: item.significance_score,
+    baseScore: item.significance_score,
     signalValence: item.signal_valence,
     title: item.title || fallbackTitle(item.content_display),
     contentDisplay: item.content_display,

@@ -9,6 +9,7 @@
 import { and, arrayOverlaps, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { allowWriteTime, queryRows, type Database } from '../db/client';
 import { signals, sources } from '../db/schema';
+import { refreshEventsOfSignals } from '../events/link';
 import { retractSignal } from '../signals/sync';
 import { moveSignalContribution, readSignalFacts } from './aggregates';
 import { revisionOf, revisionValence } from '../sources/revision';
@@ -131,6 +132,7 @@ export async function ingestSourceItems(
       const stored = await storedMatches(tx, candidates);
       const fresh: (Candidate & { id: string })[] = [];
       const revised: { candidate: Candidate; stored: Stored }[] = [];
+      const retracted: string[] = [];
       for (const candidate of candidates) {
         const match = matchFor(stored, candidate, source.id);
         if (!match) {
@@ -159,6 +161,7 @@ export async function ingestSourceItems(
         else if (verdict === 'retracted') {
           const before = await readSignalFacts(tx, match.id);
           if (await retractSignal(tx, match.id, now)) {
+            retracted.push(match.id);
             await moveSignalContribution(tx, before, null);
             result.updated += 1;
             outcome.set(candidate.index, match.id);
@@ -170,7 +173,7 @@ export async function ingestSourceItems(
         const ingested = await ingestSignals(
           tx,
           fresh.map(({ item, id }) => ({ ...item, id })),
-          { now },
+          { now, externalIds: new Map(fresh.map(({ item, raw }) => [item.source_url, raw.external_ids])) },
         );
         result.duplicates += ingested.duplicates;
         const inserted = await stampIdentity(tx, fresh);
@@ -190,6 +193,9 @@ export async function ingestSourceItems(
           outcome.set(candidate.index, s.id);
         }
       }
+      // A revised score or a retraction changes its event's lead, counts and corroboration.
+      const changed = [...revised.map((r) => r.stored.id), ...retracted];
+      await refreshEventsOfSignals(tx, changed);
     });
   }
   result.ids = [...outcome.entries()].sort(([a], [b]) => a - b).map(([, id]) => id);

@@ -13,7 +13,7 @@ export const TOOLS: ToolSpec[] = [
     title: 'Search signals',
     path: '/api/v1/signals',
     description:
-      "Find scored threat signals. Filter by threat layers (military, cyber, economic, disaster, political, criminal, health, supply_chain), min_score (0–10), region, country (ISO-2), city, time window (start/end, ISO 8601), full-text search (websearch syntax), valence, bbox or anomaly. Results are ordered by significance (highest first); limit ≤ 100. To read further pages pass the previous answer's pagination.next_cursor as cursor.",
+      "Find scored threat signals. Filter by threat layers (military, cyber, economic, disaster, political, criminal, health, supply_chain), min_score (0–10), region, country (ISO-2), city, time window (start/end, ISO 8601), full-text search (websearch syntax), valence, bbox or anomaly. distinct=event gives one signal per real-world event (the strongest that matches the other filters; its corroboration says how many independent publishers tell it) instead of every outlet's echo. Results are ordered by significance (highest first); limit ≤ 100. To read further pages pass the previous answer's pagination.next_cursor as cursor.",
   },
   {
     name: 'get_signal',
@@ -21,6 +21,13 @@ export const TOOLS: ToolSpec[] = [
     path: '/api/v1/signals/{id}',
     description:
       'Full detail of one signal by its id (a UUID from search_signals or another tool): text, scores, place, source metadata and extracted entities.',
+  },
+  {
+    name: 'get_event',
+    title: 'Get one event',
+    path: '/api/v1/events/{id}',
+    description:
+      'One real-world event by its id (event_id of any signal): first and last report, countries, layer, severity, corroboration (independent publishers), its strongest signal and its member signals (paged: limit, cursor from members.pagination.next_cursor).',
   },
   {
     name: 'get_trending',

@@ -15,7 +15,7 @@ import { access } from '../http/auth';
 import { publicBaseUrl } from '../http/base-url';
 import { cachedPublicRead, canonicalQuery, publicCacheKey } from '../http/etag';
 import { createRouter, errors } from '../http/openapi';
-import { countryParam, intParam, layersParam } from '../http/params';
+import { countryParam, distinctParam, intParam, layersParam } from '../http/params';
 
 const EMBED_MAX_AGE = 60;
 
@@ -34,6 +34,7 @@ const SelectionQuery = z.object({
   limit: intParam(1, 30)
     .default(10)
     .openapi({ type: 'integer', description: 'Signals shown, 1–30 (default 10).', example: 10 }),
+  distinct: distinctParam().optional(),
 });
 const SELECTION_PARAMS = Object.keys(SelectionQuery.shape);
 
@@ -129,7 +130,12 @@ const embedErrors: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 const selection = (q: z.infer<typeof SelectionQuery>, now: Date) => ({
-  filter: { layers: q.layers, country: q.country, start: new Date(now.getTime() - q.hours * 3_600_000) },
+  filter: {
+    layers: q.layers,
+    country: q.country,
+    start: new Date(now.getTime() - q.hours * 3_600_000),
+    distinct: q.distinct,
+  },
   limit: q.limit,
 });
 

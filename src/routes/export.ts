@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { access } from '../http/auth';
 import { cachedPublicRead, canonicalQuery, publicCacheKey } from '../http/etag';
 import { createRouter, errors } from '../http/openapi';
-import { countryParam, layerParam, numberParam, valenceParam } from '../http/params';
+import { countryParam, distinctParam, layerParam, numberParam, valenceParam } from '../http/params';
 import { csvHeaders, signalsCsv } from '../signals/csv';
 import { GEOJSON_CONTENT_TYPE, geoJsonCollection, SignalFeatureSchema } from '../signals/geojson';
 import { listSignalPage } from '../signals/page';
@@ -22,6 +22,7 @@ const ExportQuery = z.object({
   minScore: numberParam(0, 10)
     .optional()
     .openapi({ description: 'Minimum significance score, 0–10 (default 0).', example: 6 }),
+  distinct: distinctParam().optional(),
   format: z
     .enum(['csv', 'json', 'geojson'], { message: 'must be csv, json or geojson' })
     .default('csv')
@@ -85,11 +86,11 @@ const exportRoute = createRoute({
 });
 
 export const exportRoutes = createRouter().openapi(exportRoute, async (c) => {
-  const { layer, country, valence, minScore, format, limit } = c.req.valid('query');
+  const { layer, country, valence, minScore, distinct, format, limit } = c.req.valid('query');
   const { db, now } = c.env.deps;
   const key = await publicCacheKey('export', canonicalQuery(c.req.url, EXPORT_PARAMS));
   return cachedPublicRead(c, { key, maxAge: EXPORT_MAX_AGE }, async () => {
-    const filter = { layers: layer ? [layer] : undefined, country, valence, minScore };
+    const filter = { layers: layer ? [layer] : undefined, country, valence, minScore, distinct };
     const page = await listSignalPage(db, filter, { limit, offset: 0 }, format);
     const filename = `signals-${now().toISOString().slice(0, 10)}.${format}`;
     if (format === 'csv') return { body: signalsCsv(page.data), headers: csvHeaders(filename) };

@@ -207,6 +207,10 @@ const BriefSchema = z
     signal_ids: z.array(z.string()).openapi({ description: 'Every signal the brief cites.' }),
     numbers: z.object({
       signal_count: z.number().int(),
+      event_count: z
+        .number()
+        .int()
+        .openapi({ description: 'Events among those signals: a story told by several outlets counts once.' }),
       crisis_count: z.number().int(),
       anomaly_count: z.number().int(),
       country_count: z.number().int(),

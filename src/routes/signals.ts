@@ -6,6 +6,7 @@ import {
   booleanParam,
   countryParam,
   cursorParam,
+  distinctParam,
   intParam,
   isoParam,
   layersParam,
@@ -58,6 +59,7 @@ export const SignalFilterQuery = z.object({
   anomaly: booleanParam()
     .optional()
     .openapi({ description: '`true`: only anomalous signals; `false`: only the others.', example: 'true' }),
+  distinct: distinctParam().optional(),
 });
 
 type FilterQuery = z.infer<typeof SignalFilterQuery>;
@@ -88,6 +90,7 @@ export function toSignalFilter(q: FilterQuery): SignalFilter {
     valence: q.valence,
     bbox: q.bbox,
     anomaly: q.anomaly,
+    distinct: q.distinct,
   };
 }
 
@@ -174,7 +177,7 @@ const detailRoute = createRoute({
 });
 
 /** The seek key of `cursor` for `filter`; a 400 naming `cursor` if it is not one, or comes with `offset`. */
-function seekKey(cursor: string, filter: SignalFilter, offset: string | undefined) {
+export function cursorSeekKey(cursor: string, filter: SignalFilter, offset: string | undefined) {
   if (offset !== undefined) {
     throw invalidRequest([
       {
@@ -195,13 +198,21 @@ export const signalRoutes = createRouter()
   .openapi(listRoute, async (c) => {
     const { limit, offset = 0, cursor, format, updated_since, ...query } = c.req.valid('query');
     const filter = { ...toSignalFilter(query), updatedSince: updated_since };
+    if (filter.distinct && updated_since) {
+      throw invalidRequest([
+        {
+          path: 'distinct',
+          message: 'cannot be combined with updated_since: sync lists every change of every signal',
+        },
+      ]);
+    }
     const page = await listSignalPage(
       c.env.deps.db,
       filter,
       {
         limit,
         offset,
-        after: cursor === undefined ? undefined : seekKey(cursor, filter, c.req.query('offset')),
+        after: cursor === undefined ? undefined : cursorSeekKey(cursor, filter, c.req.query('offset')),
       },
       format,
     );

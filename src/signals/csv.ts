@@ -21,6 +21,8 @@ export const CSV_COLUMNS = [
   // Last, so readers of the older columns by position are unaffected.
   'updated_at',
   'retracted_at',
+  'event_id',
+  'corroboration',
 ] as const;
 
 /**

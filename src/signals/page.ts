@@ -41,7 +41,7 @@ const jsonRecord =
   ${isoTime('published_at')} AS published_at, ${isoTime('collected_at')} AS collected_at, p.is_anomaly,
   p.source_url, ${isoTime('updated_at')} AS updated_at, ${isoTime('retracted_at')} AS retracted_at,
   (SELECT source FROM (SELECT p.source_id AS id, p.source_name AS name,
-  p.source_tier AS tier) source) AS source) s)`);
+  p.source_tier AS tier) source) AS source, p.event_id, p.corroboration) s)`);
 
 /**
  * One signal as an RFC 7946 Feature: its id, a Point at [lng, lat] (null geometry without
@@ -84,6 +84,8 @@ const CSV_FIELDS: Record<(typeof CSV_COLUMNS)[number], string> = {
   source_tier: 'p.source_tier',
   updated_at: isoTime('updated_at'),
   retracted_at: `coalesce(${isoTime('retracted_at')}, '')`,
+  event_id: 'p.event_id::text',
+  corroboration: 'p.corroboration::text',
 };
 
 /** One signal as a CSV record (no line end), its fields in `CSV_COLUMNS` order. */
@@ -148,7 +150,7 @@ export function signalPageStatement(
   };
   const conditions = signalConditions(filter, param);
   const where = page.after ? and(conditions, seekCondition(page.after, param)) : conditions;
-  const shape = `${format}:${orderOf(filter)}:${Object.keys(values).join(',')}`;
+  const shape = `${format}:${orderOf(filter)}:${filter.distinct ?? 'all'}:${Object.keys(values).join(',')}`;
   let statement = statements.get(shape);
   if (!statement) {
     if (statements.size >= MAX_STATEMENTS) statements.clear();

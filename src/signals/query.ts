@@ -12,6 +12,7 @@ import {
   type SQL,
 } from 'drizzle-orm';
 import type { Database } from '../db/client';
+import { alias } from 'drizzle-orm/pg-core';
 import { signals, sources } from '../db/schema';
 import type { Layer, Region, Valence } from '../vocab';
 
@@ -33,6 +34,13 @@ export interface SignalFilter {
    * included (the only read that serves them).
    */
   updatedSince?: Date;
+  /**
+   * `event`: one signal per event, the strongest of the event's signals that match the other
+   * filters (the first of them in the list's order), so no event appears twice in a list.
+   */
+  distinct?: 'event';
+  /** Only the signals of one event (an event's member list). */
+  eventId?: string;
 }
 
 /** Which order a read walks: the rank (score, newest, id) or, for sync, change time then id. */
@@ -72,43 +80,76 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 export type Param = <T>(name: string, value: T) => T;
 const asValue: Param = (_, value) => value;
 
+type SignalsTable = typeof signals;
+
+/** Another reference to `signals`, for comparing a signal with the other members of its event. */
+const member = alias(signals, 'member');
+
+/**
+ * `distinct=event`: the signal is the strongest of its event among the signals the other
+ * filters select, i.e. no other member that matches them comes before it in the rank order
+ * (score desc, newest, id). Filters first, then one per event, so the signal kept is the
+ * strongest *matching* one, not the event's overall lead. Each candidate costs one probe of
+ * `signals_event_idx` (its event's members), so a page still reads only as far as it needs.
+ * Written as NOT EXISTS, so the planner sees an anti-join it can estimate: a nested loop over
+ * the rank index probing `signals_event_idx` (EXPLAIN on 1M signals). A scalar subquery
+ * (`(SELECT … LIMIT 1) IS NULL`) ran the same probes but was estimated at 0.5% selectivity, so
+ * the plan's cost passed Postgres' JIT thresholds and every page spent 0.5–5 s compiling.
+ */
+export function strongestOfEvent(filter: SignalFilter, param: Param = asValue): SQL {
+  const others = signalConditions(
+    { ...filter, distinct: undefined },
+    param,
+    member as unknown as SignalsTable,
+  );
+  const before = sql`(${member.significanceScore}, ${member.publishedAt}) > (${signals.significanceScore}, ${signals.publishedAt})
+    OR ((${member.significanceScore}, ${member.publishedAt}) = (${signals.significanceScore}, ${signals.publishedAt})
+        AND ${member.id} < ${signals.id})`;
+  return sql`NOT EXISTS (SELECT 1 FROM ${signals} AS ${sql.identifier('member')} WHERE ${member.eventId} = ${signals.eventId}
+      AND (${before}) ${others ? sql`AND ${others}` : sql``})`;
+}
+
 /**
  * The WHERE conditions for `filter`, each written to use an index of `signals`. Retracted
  * signals are left out of every read but sync (`updatedSince`).
  */
-export function signalConditions(filter: SignalFilter, param: Param = asValue): SQL | undefined {
+export function signalConditions(
+  filter: SignalFilter,
+  param: Param = asValue,
+  t: SignalsTable = signals,
+): SQL | undefined {
   const { layers, bbox } = filter;
   const conditions: (SQL | undefined)[] = [
     filter.updatedSince
-      ? gte(signals.updatedAt, param('updatedSince', filter.updatedSince))
-      : isNull(signals.retractedAt),
+      ? gte(t.updatedAt, param('updatedSince', filter.updatedSince))
+      : isNull(t.retractedAt),
     layers?.length
       ? inArray(
-          signals.threatLayer,
+          t.threatLayer,
           layers.map((layer, i) => param(`layer${i}`, layer)),
         )
       : undefined,
-    filter.minScore ? gte(signals.significanceScore, param('minScore', filter.minScore)) : undefined,
-    filter.region ? eq(signals.region, param('region', filter.region)) : undefined,
-    filter.country
-      ? sql`${signals.countryCodes} @> ARRAY[${param('country', filter.country)}]::text[]`
-      : undefined,
-    filter.city ? sql`${signals.city} ILIKE ${param('city', `%${escapeLike(filter.city)}%`)}` : undefined,
-    filter.start ? gte(signals.publishedAt, param('start', filter.start)) : undefined,
-    filter.end ? lte(signals.publishedAt, param('end', filter.end)) : undefined,
+    filter.minScore ? gte(t.significanceScore, param('minScore', filter.minScore)) : undefined,
+    filter.region ? eq(t.region, param('region', filter.region)) : undefined,
+    filter.country ? sql`${t.countryCodes} @> ARRAY[${param('country', filter.country)}]::text[]` : undefined,
+    filter.city ? sql`${t.city} ILIKE ${param('city', `%${escapeLike(filter.city)}%`)}` : undefined,
+    filter.start ? gte(t.publishedAt, param('start', filter.start)) : undefined,
+    filter.end ? lte(t.publishedAt, param('end', filter.end)) : undefined,
     // The second half is a backstop for what searchHasPositiveTerm cannot see (`the -zzzz`:
     // a stop word is no term): a query with no indexable part ('T') would read the whole
     // search index. It holds no column, so the planner folds it away or into a one-time filter.
     filter.search
-      ? sql`${signals.search} @@ websearch_to_tsquery('english', ${param('search', filter.search)})
+      ? sql`${t.search} @@ websearch_to_tsquery('english', ${param('search', filter.search)})
           AND querytree(websearch_to_tsquery('english', ${param('search', filter.search)})) <> 'T'`
       : undefined,
-    filter.valence ? eq(signals.signalValence, param('valence', filter.valence)) : undefined,
+    filter.valence ? eq(t.signalValence, param('valence', filter.valence)) : undefined,
     // Ranges, not a geometric operator: their estimates come from the columns' histograms, so
     // the planner walks the rank index for a large box and the (lat, lng) index for a small one.
-    bbox ? between(signals.lat, param('minLat', bbox.minLat), param('maxLat', bbox.maxLat)) : undefined,
-    bbox ? between(signals.lng, param('minLng', bbox.minLng), param('maxLng', bbox.maxLng)) : undefined,
-    filter.anomaly === undefined ? undefined : eq(signals.isAnomaly, param('anomaly', filter.anomaly)),
+    bbox ? between(t.lat, param('minLat', bbox.minLat), param('maxLat', bbox.maxLat)) : undefined,
+    bbox ? between(t.lng, param('minLng', bbox.minLng), param('maxLng', bbox.maxLng)) : undefined,
+    filter.anomaly === undefined ? undefined : eq(t.isAnomaly, param('anomaly', filter.anomaly)),
+    filter.eventId ? eq(t.eventId, param('eventId', filter.eventId)) : undefined,
+    filter.distinct === 'event' ? strongestOfEvent(filter, param) : undefined,
   ];
   return and(...conditions.filter(Boolean));
 }
@@ -179,6 +220,8 @@ export const signalColumns = {
   sourceUrl: signals.sourceUrl,
   updatedAt: signals.updatedAt,
   retractedAt: signals.retractedAt,
+  eventId: signals.eventId,
+  corroboration: signals.corroboration,
   sourceId: sources.id,
   sourceName: sources.name,
   sourceTier: sources.tier,
@@ -204,6 +247,8 @@ export type SignalRow = {
   sourceUrl: string;
   updatedAt: Date;
   retractedAt: Date | null;
+  eventId: string;
+  corroboration: number;
   sourceId: string;
   sourceName: string;
   sourceTier: string;

@@ -2,6 +2,24 @@ import { z } from '@hono/zod-openapi';
 import { LAYERS, REGIONS, SOURCE_TIERS, VALENCES } from '../vocab';
 import type { SignalRow } from './query';
 
+/** The event a signal belongs to (shared by every report of one real-world happening). */
+export const EventIdSchema = z.uuid().openapi({
+  description:
+    'The event this signal reports: every signal about the same real-world happening (from any source) shares it. Stable: a merged event keeps redirecting to the one that absorbed it.',
+  example: '9d2e4b1c-3a5f-4e7d-8b6c-1f0a2e3d4c5b',
+});
+
+/** How many independent publishers report the signal's event. */
+export const CorroborationSchema = z
+  .number()
+  .int()
+  .min(1)
+  .openapi({
+    description:
+      "How many independent publishers report this signal's event (outlets of one owner count once). 1 means this source alone.",
+    example: 3,
+  });
+
 export const SignalSchema = z
   .object({
     id: z.uuid().openapi({ example: '3f1c2a9e-7b4d-4e8a-9c1f-2d6b8a0e5f31' }),
@@ -37,6 +55,8 @@ export const SignalSchema = z
       name: z.string().openapi({ example: 'Example Wire' }),
       tier: z.enum(SOURCE_TIERS).openapi({ example: 'core' }),
     }),
+    event_id: EventIdSchema,
+    corroboration: CorroborationSchema,
   })
   .openapi('Signal');
 
@@ -64,10 +84,12 @@ export function signalJson(row: SignalRow): SignalJson {
     updated_at: row.updatedAt.toISOString(),
     retracted_at: row.retractedAt?.toISOString() ?? null,
     source: { id: row.sourceId, name: row.sourceName, tier: row.sourceTier as SignalJson['source']['tier'] },
+    event_id: row.eventId,
+    corroboration: row.corroboration,
   };
 }
 
-/** The spec's webhook fields of a signal, exactly. */
+/** The spec's webhook fields of a signal, plus its event and corroboration (additive). */
 export function webhookSignalJson(row: SignalRow) {
   return {
     id: row.id,
@@ -80,5 +102,7 @@ export function webhookSignalJson(row: SignalRow) {
     collected_at: row.collectedAt.toISOString(),
     is_anomaly: row.isAnomaly,
     source_url: row.sourceUrl,
+    event_id: row.eventId,
+    corroboration: row.corroboration,
   };
 }

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNull, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
-import type { Database } from '../db/client';
-import { signals, sources, webhookDeliveries, webhooks } from '../db/schema';
+import { queryRows, type Database } from '../db/client';
+import { alias } from 'drizzle-orm/pg-core';
+import { signals, sources, webhookDeliveries, webhookEventMarks, webhooks } from '../db/schema';
 import type { Deps } from '../deps';
 import { signalColumns, signalConditions, type SignalRow } from '../signals/query';
 import { webhookSignalJson } from '../signals/serialize';
@@ -129,29 +130,79 @@ async function releaseLease(db: Database, webhook: WebhookRow, now: Date): Promi
       delete from ${webhookDeliveries}
       where ${webhookDeliveries.webhookId} = ${webhook.id}
         and ${webhookDeliveries.attemptedAt} < ${logCutoff.toISOString()}::timestamptz
+    ), pruned_marks as (
+      delete from ${webhookEventMarks}
+      where ${webhookEventMarks.webhookId} = ${webhook.id}
+        and ${webhookEventMarks.deliveredAt} < ${logCutoff.toISOString()}::timestamptz
     )
     update ${webhooks} set lease_until = null
     where ${webhooks.id} = ${webhook.id}
       and ${webhooks.leaseUntil} = ${webhook.leaseUntil!.toISOString()}::timestamptz`);
 }
 
-/** What of the signals table a webhook's filters select; countries match when any is shared. */
-export function webhookConditions(
-  webhook: Pick<WebhookRow, 'layers' | 'minScore' | 'valence' | 'countryCodes'>,
-): SQL | undefined {
+type WebhookFilters = Pick<WebhookRow, 'layers' | 'minScore' | 'valence' | 'countryCodes'> & {
+  distinctEvents?: boolean;
+};
+
+/** A webhook's countries as a condition on `table`: a signal matches when it shares any. */
+const sharesCountry = (webhook: WebhookFilters, table: typeof signals) =>
+  webhook.countryCodes?.length
+    ? sql`${table.countryCodes} && ARRAY[${sql.join(
+        webhook.countryCodes.map((code) => sql`${code}`),
+        sql`, `,
+      )}]::text[]`
+    : undefined;
+
+/**
+ * What of the signals table a webhook's filters select; countries match when any is shared.
+ * For `distinct_events` webhooks `min_score` is the event's severity (its strongest live
+ * signal's score), so an echo that lifts its event to the threshold matches.
+ */
+export function webhookConditions(webhook: WebhookFilters): SQL | undefined {
+  const distinct = webhook.distinctEvents === true;
   return and(
     signalConditions({
       layers: (webhook.layers as Layer[] | null) ?? undefined,
-      minScore: webhook.minScore ?? undefined,
+      minScore: distinct ? undefined : (webhook.minScore ?? undefined),
       valence: (webhook.valence as Valence | null) ?? undefined,
     }),
-    webhook.countryCodes?.length
-      ? sql`${signals.countryCodes} && ARRAY[${sql.join(
-          webhook.countryCodes.map((code) => sql`${code}`),
-          sql`, `,
-        )}]::text[]`
+    sharesCountry(webhook, signals),
+    distinct && webhook.minScore
+      ? sql`(SELECT max(e.significance_score) FROM ${signals} AS ${sql.identifier('e')}
+             WHERE e.event_id = ${signals.eventId} AND e.retracted_at IS NULL) >= ${webhook.minScore}`
       : undefined,
   );
+}
+
+/** Another reference to `signals`: the other members of a candidate's event. */
+const member = alias(signals, 'member');
+
+/**
+ * `distinct_events`: a candidate is its event's first for this webhook. No signal of its event
+ * was delivered by this webhook before (`webhook_event_marks`; signals move with merges, so a
+ * mark on a merged-away event's signal still counts), and no earlier signal of its event after
+ * the cursor matches too (that one is the first; this is an echo). Each is a probe of the
+ * event's members by `signals_event_idx`.
+ */
+function firstOfEvent(webhook: WebhookRow, cursor: SQL): SQL {
+  const others = and(
+    signalConditions(
+      {
+        layers: (webhook.layers as Layer[] | null) ?? undefined,
+        valence: (webhook.valence as Valence | null) ?? undefined,
+      },
+      undefined,
+      member as unknown as typeof signals,
+    ),
+    sharesCountry(webhook, member as unknown as typeof signals),
+  );
+  return sql`NOT EXISTS (SELECT 1 FROM ${signals} AS ${sql.identifier('member')}
+      JOIN ${webhookEventMarks} ON ${webhookEventMarks.signalId} = ${member.id} AND ${webhookEventMarks.webhookId} = ${webhook.id}
+      WHERE ${member.eventId} = ${signals.eventId})
+    AND NOT EXISTS (SELECT 1 FROM ${signals} AS ${sql.identifier('member')}
+      WHERE ${member.eventId} = ${signals.eventId}
+        AND (${member.ingestedAt}, ${member.id}) < (${signals.ingestedAt}, ${signals.id})
+        AND ${cursor} ${others ? sql`AND ${others}` : sql``})`;
 }
 
 /**
@@ -163,22 +214,58 @@ export function webhookConditions(
  * psql) cannot stop every delivery; ingest transactions are far shorter.
  */
 async function nextBatch(db: Database, webhook: WebhookRow, settleMs: number): Promise<SignalRow[]> {
-  const cursor = sql`(${signals.ingestedAt}, ${signals.id}) > (select w.cursor_ingested_at, coalesce(w.cursor_signal_id, ${NIL_UUID}::uuid) from webhooks w where w.id = ${webhook.id})`;
-  const bound = webhook.pendingDeliveryId
-    ? sql`(${signals.ingestedAt}, ${signals.id}) <= (select w.pending_until_ingested_at, w.pending_until_signal_id from webhooks w where w.id = ${webhook.id})`
-    : sql`${signals.ingestedAt} < least(
+  const after = (table: typeof signals) =>
+    sql`(${table.ingestedAt}, ${table.id}) > (select w.cursor_ingested_at, coalesce(w.cursor_signal_id, ${NIL_UUID}::uuid) from webhooks w where w.id = ${webhook.id})`;
+  const settled = sql`least(
         now() - make_interval(secs => ${settleMs / 1000}),
         (select min(a.xact_start) from pg_stat_activity a
           where a.datname = current_database() and a.pid <> pg_backend_pid()
             and a.backend_type = 'client backend' and a.xact_start > now() - interval '15 minutes')
       )`;
-  return db
+  // A distinct_events webhook judges each settled signal once (see passSettled), so its batch
+  // and its cursor move must read below one and the same bound: fixed here, to the microsecond.
+  const fixed =
+    webhook.distinctEvents && !webhook.pendingDeliveryId
+      ? (await queryRows<{ at: string }>(db, sql`SELECT to_json(${settled}) #>> '{}' AS at`))[0]!.at
+      : null;
+  const bound = webhook.pendingDeliveryId
+    ? sql`(${signals.ingestedAt}, ${signals.id}) <= (select w.pending_until_ingested_at, w.pending_until_signal_id from webhooks w where w.id = ${webhook.id})`
+    : fixed
+      ? sql`${signals.ingestedAt} < ${fixed}::timestamptz`
+      : sql`${signals.ingestedAt} < ${settled}`;
+  const batch = await db
     .select(signalColumns)
     .from(signals)
     .innerJoin(sources, eq(sources.id, signals.sourceId))
-    .where(and(cursor, bound, webhookConditions(webhook)))
+    .where(
+      and(
+        after(signals),
+        bound,
+        webhookConditions(webhook),
+        webhook.distinctEvents
+          ? firstOfEvent(webhook, after(member as unknown as typeof signals))
+          : undefined,
+      ),
+    )
     .orderBy(asc(signals.ingestedAt), asc(signals.id))
     .limit(BATCH_SIZE);
+  if (fixed && batch.length === 0) await passSettled(db, webhook.id, fixed);
+  return batch;
+}
+
+/**
+ * Moves a distinct_events webhook's cursor over every settled signal when none of them is to be
+ * delivered: each signal is judged once, at the first run after it settles. So an event below
+ * `min_score` is passed, and the echo that later lifts it there is the one delivered, not the
+ * event's first report over again. (Plain webhooks keep their cursor on the last delivery.)
+ */
+async function passSettled(db: Database, webhookId: string, bound: string): Promise<void> {
+  await db.execute(sql`
+    UPDATE ${webhooks} SET cursor_ingested_at = x.ingested_at, cursor_signal_id = x.id
+    FROM (SELECT s.ingested_at, s.id FROM ${signals} s WHERE s.ingested_at < ${bound}::timestamptz
+          ORDER BY s.ingested_at DESC, s.id DESC LIMIT 1) x
+    WHERE ${webhooks.id} = ${webhookId}
+      AND (x.ingested_at, x.id) > (${webhooks.cursorIngestedAt}, coalesce(${webhooks.cursorSignalId}, ${NIL_UUID}::uuid))`);
 }
 
 /** The delivery body: webhook_id, fired_at, signal_count and the signals (docs/webhooks.md). */
@@ -256,9 +343,20 @@ async function deliverWebhook(
     }
     summary.succeeded += 1;
     summary.signals += batch.length;
+    // Marked before the cursor moves: a crash in between can only hold an echo back, never resend it.
+    if (webhook.distinctEvents) await markEvents(db, webhook.id, batch, firedAt);
     webhook = await recordSuccess(db, webhook.id, last.id, result, deps.now());
-    if (batch.length < BATCH_SIZE) return;
+    // A distinct_events webhook reads once more, so the settled signals it passed over are judged now.
+    if (batch.length < BATCH_SIZE && !webhook.distinctEvents) return;
   }
+}
+
+/** Notes the events of a delivered `distinct_events` batch, so their echoes are not sent. */
+async function markEvents(db: Database, webhookId: string, batch: SignalRow[], at: Date): Promise<void> {
+  await db
+    .insert(webhookEventMarks)
+    .values(batch.map((row) => ({ webhookId, signalId: row.id, deliveredAt: at })))
+    .onConflictDoNothing();
 }
 
 async function setPending(
@@ -411,6 +509,8 @@ function sampleSignal(now: Date): SignalRow {
     sourceUrl: 'https://example.com/signal-intel/test-delivery',
     updatedAt: now,
     retractedAt: null,
+    eventId: NIL_UUID,
+    corroboration: 1,
     sourceId: NIL_UUID,
     sourceName: 'Test',
     sourceTier: 'core',

@@ -51,6 +51,12 @@ const valence = z
   .enum(VALENCES, { message: `must be one of ${VALENCES.join(', ')}` })
   .openapi({ description: 'Signal valence to match; omitted means all.', example: 'crisis' });
 
+const distinctEvents = z.boolean().openapi({
+  description:
+    "true: one delivery per event: its first signal that matches the filters, not its echoes (other outlets telling the same event). With `min_score`, the event's severity (its strongest signal's score) is compared, so the echo that first lifts an event to `min_score` is delivered. Default false: every matching signal.",
+  example: true,
+});
+
 export const CreateWebhookSchema = z
   .strictObject({
     url,
@@ -60,6 +66,7 @@ export const CreateWebhookSchema = z
     min_score: minScore.optional(),
     country_codes: countryCodes.optional(),
     valence: valence.optional(),
+    distinct_events: distinctEvents.optional(),
   })
   .openapi('CreateWebhook');
 
@@ -72,6 +79,7 @@ export const UpdateWebhookSchema = z
     min_score: minScore.nullable().optional(),
     country_codes: countryCodes.nullable().optional(),
     valence: valence.nullable().optional(),
+    distinct_events: distinctEvents.optional(),
     active: z
       .boolean()
       .optional()
@@ -99,6 +107,9 @@ export const WebhookSchema = z
       .openapi({ example: ['UA'] }),
     valence: z.enum(VALENCES).nullable().openapi({ example: 'crisis' }),
     active: z.boolean().openapi({ example: true }),
+    distinct_events: z
+      .boolean()
+      .openapi({ description: 'Only the first matching signal of each event is delivered.', example: false }),
     has_secret: z.boolean().openapi({ description: 'Deliveries are signed.', example: true }),
     created_at: z.string().openapi({ example: '2026-11-21T08:00:00.000Z' }),
     updated_at: z.string().openapi({ example: '2026-11-21T08:00:00.000Z' }),

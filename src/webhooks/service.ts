@@ -19,6 +19,7 @@ export function webhookJson(row: WebhookRow): WebhookJson {
     country_codes: row.countryCodes,
     valence: (row.valence as Valence | null) ?? null,
     active: row.active,
+    distinct_events: row.distinctEvents,
     has_secret: row.secretCiphertext !== null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
@@ -121,6 +122,7 @@ export async function createWebhook(
         minScore: input.min_score ?? null,
         countryCodes: input.country_codes ?? null,
         valence: input.valence ?? null,
+        distinctEvents: input.distinct_events ?? false,
       })
       .returning();
     return row!;
@@ -164,7 +166,10 @@ export async function updateWebhook(
   if (input.min_score !== undefined) set.minScore = input.min_score;
   if (input.country_codes !== undefined) set.countryCodes = input.country_codes;
   if (input.valence !== undefined) set.valence = input.valence;
-  const reshaped = ['url', 'layers', 'min_score', 'country_codes', 'valence'].some((field) => field in input);
+  if (input.distinct_events !== undefined) set.distinctEvents = input.distinct_events;
+  const reshaped = ['url', 'layers', 'min_score', 'country_codes', 'valence', 'distinct_events'].some(
+    (field) => field in input,
+  );
   if (reshaped)
     Object.assign(set, { pendingDeliveryId: null, pendingUntilIngestedAt: null, pendingUntilSignalId: null });
   if (input.active !== undefined) {

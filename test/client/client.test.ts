@@ -1,12 +1,13 @@
+import { sql } from 'drizzle-orm';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignalClient, retryAfterSeconds, verifyWebhook, type Signal } from '../../src/client';
-import type { DatabaseHandle } from '../../src/db/client';
+import { queryRows, type DatabaseHandle } from '../../src/db/client';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { generateEncryptionKey } from '../../src/webhooks/crypto';
 import { fixtureItems } from '../support/fixture';
-import { ADMIN_TOKEN, startTestApp, type TestApp, testPglite } from '../support/harness';
+import { ADMIN_TOKEN, createKey, startTestApp, type TestApp, testPglite } from '../support/harness';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
 
 describe('the typed client against the running API', () => {
@@ -76,6 +77,27 @@ describe('the typed client against the running API', () => {
     expect(await verifyWebhook(delivery.raw, headers, 'another-secret-0123456789')).toBe(false);
     const later = (Number(headers['webhook-timestamp']) + 301) * 1000;
     expect(await verifyWebhook(delivery.raw, headers, secret, { now: later })).toBe(false);
+  });
+
+  it("reads one signal per event and walks an event's signals, following a merged id", async () => {
+    const api = createSignalClient({ baseUrl: app.url, apiKey: (await createKey(database.db)).key });
+    // Two fixture signals are told as one event; the other's old event is merged into it.
+    const [kept, merged] = await queryRows<{ id: string; event_id: string }>(
+      database.db,
+      sql`SELECT id, event_id FROM signals WHERE threat_layer = 'cyber' ORDER BY significance_score DESC, id LIMIT 2`,
+    );
+    await database.db.execute(
+      sql`UPDATE signals SET event_id = ${kept!.event_id}::uuid WHERE id = ${merged!.id}::uuid`,
+    );
+    await database.db.execute(
+      sql`UPDATE events SET merged_into = ${kept!.event_id}::uuid WHERE id = ${merged!.event_id}::uuid`,
+    );
+    const distinct: Signal[] = [];
+    for await (const signal of api.signals({ distinct: 'event', layers: 'cyber' })) distinct.push(signal);
+    expect(distinct.map((s) => s.id)).toEqual([kept!.id]);
+    const members: Signal[] = [];
+    for await (const signal of api.eventSignals(merged!.event_id)) members.push(signal);
+    expect(members.map((s) => s.id)).toEqual([kept!.id, merged!.id]);
   });
 
   it('throws the problem of an error answer while iterating', async () => {

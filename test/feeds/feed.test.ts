@@ -30,6 +30,8 @@ function parseXml(text: string) {
   return parser.parse(text) as Record<string, any>;
 }
 
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
   let database: DatabaseHandle;
   let app: TestApp;
@@ -103,6 +105,8 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
       ['significance_score', '8.1'],
       ['signal_valence', 'crisis'],
       ['country', 'FR'],
+      ['event_id', expect.stringMatching(UUID)],
+      ['corroboration', '1'],
     ]);
     expect(lyon.description).toContain(`<a href="${FIXTURE.lyonHospital.source_url}">Le Journal</a>`);
   });
@@ -136,6 +140,8 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
       ['urn:signal-intel:signal_valence', 'update'],
       ['urn:signal-intel:country', 'UA'],
       ['urn:signal-intel:country', 'PL'],
+      ['urn:signal-intel:event_id', expect.stringMatching(UUID)],
+      ['urn:signal-intel:corroboration', '1'],
     ]);
   });
 
@@ -170,6 +176,8 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
         'significance_score:3.5',
         'signal_valence:resolution',
         'country:NG',
+        expect.stringMatching(new RegExp(`^event_id:${UUID.source.slice(1)}`)),
+        'corroboration:1',
       ],
       authors: [{ name: 'Lagos Ledger' }],
       _signal: { threat_layer: 'supply_chain', significance_score: 3.5, country_codes: ['NG'] },

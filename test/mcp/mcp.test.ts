@@ -56,6 +56,7 @@ describe('the MCP server at /api/v1/mcp', () => {
         'get_brief',
         'get_compound_crises',
         'get_entity',
+        'get_event',
         'get_signal',
         'get_stats',
         'get_trending',
@@ -66,8 +67,11 @@ describe('the MCP server at /api/v1/mcp', () => {
     const search = tools.find((tool) => tool.name === 'search_signals')!;
     const properties = search.inputSchema.properties as Record<string, Record<string, unknown>>;
     expect(Object.keys(properties)).toEqual(
-      expect.arrayContaining(['layers', 'min_score', 'country', 'limit']),
+      expect.arrayContaining(['layers', 'min_score', 'country', 'limit', 'distinct']),
     );
+    expect(properties.distinct).toMatchObject({ enum: ['event'] });
+    const event = tools.find((tool) => tool.name === 'get_event')!;
+    expect(event.inputSchema.required).toEqual(['id']);
     expect(properties).not.toHaveProperty('format');
     const entity = tools.find((tool) => tool.name === 'get_entity')!;
     expect(entity.inputSchema.required).toEqual(['name']);
@@ -82,6 +86,22 @@ describe('the MCP server at /api/v1/mcp', () => {
     expect(data).toHaveLength(2);
     const text = (result.content[0] as { text: string }).text;
     expect(text).toContain(data[0]!.title);
+  });
+
+  it('search_signals with distinct=event answers one signal per event, as the route does', async () => {
+    const result = await call('search_signals', { distinct: 'event', limit: 5 });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual(await http('/api/v1/signals?distinct=event&limit=5'));
+    const bad = await call('search_signals', { distinct: 'story' });
+    expect(bad.isError).toBe(true);
+  });
+
+  it('get_event answers the event of a signal found by search_signals', async () => {
+    const found = await call('search_signals', { limit: 1 });
+    const eventId = (found.structuredContent as { data: { event_id: string }[] }).data[0]!.event_id;
+    const result = await call('get_event', { id: eventId, limit: 5 });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual(await http(`/api/v1/events/${eventId}?limit=5`));
   });
 
   it('get_signal answers the detail of an id found by search_signals', async () => {
@@ -107,8 +127,8 @@ describe('the MCP server at /api/v1/mcp', () => {
   });
 
   it('covers every tool in the tests above', () => {
-    // A new tool must join the table above, so each is called against its route.
-    expect(TOOLS).toHaveLength(8);
+    // A new tool must join the tests above, so each is called against its route (get_event has its own).
+    expect(TOOLS).toHaveLength(9);
   });
 
   it('answers invalid arguments as a tool error naming the field, never a 500', async () => {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** The fields of a signal in a delivery (spec, "Signal"). */
+/** The fields of a signal in a delivery (spec, "Signal"), plus the event fields. */
 export const WEBHOOK_FIELDS = [
   'id',
   'threat_layer',
@@ -13,6 +13,9 @@ export const WEBHOOK_FIELDS = [
   'collected_at',
   'is_anomaly',
   'source_url',
+  // Additive: the signal's event and its independent publishers.
+  'event_id',
+  'corroboration',
 ] as const;
 
 export interface Received {

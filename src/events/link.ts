@@ -1,0 +1,444 @@
+/**
+ * Linking at ingest: puts each new signal into an event (an existing one, or its own), merges
+ * events that upstream facts show to be one, and keeps every touched event's lead, publisher
+ * count and its members' corroborated scores up to date. Runs inside the ingest transaction,
+ * with a bounded number of statements per batch: one candidate lookup (each signal fetches at
+ * most `NEWS.maxCandidates` events through the `events` GIN indexes), then set-based writes.
+ */
+import { sql } from 'drizzle-orm';
+import { queryRows, type Database } from '../db/client';
+import type { ExtractedEntity } from '../ingest/entities';
+import type { Layer } from '../vocab';
+import { publisherFamily, quakeOf, upstreamKeys, type Quake } from './keys';
+import {
+  featuresOf,
+  hazardWords,
+  headlineWords,
+  lookupTerms,
+  matchSignal,
+  termsOf,
+  type CandidateEvent,
+  type EventText,
+  type NewSignal,
+} from './match';
+import { COMPATIBLE_LAYERS, corroboratedScore, NEWS } from './rules';
+
+/** A newly inserted signal, as ingest hands it over. */
+export interface LinkInput {
+  id: string;
+  threatLayer: string;
+  countryCodes: string[];
+  publishedAt: Date;
+  title: string;
+  content: string;
+  lat: number | null;
+  lng: number | null;
+  externalIds: readonly string[];
+  entities: readonly ExtractedEntity[];
+}
+
+/** What linking did (tests and the bench read it). */
+export interface LinkOutcome {
+  /** Signal id → its event id. */
+  events: Map<string, string>;
+  created: number;
+  joined: number;
+  merged: number;
+}
+
+const CHUNK = 500;
+
+/** The text an event keeps of a member: headline and the start of its summary. */
+function eventText(input: LinkInput): EventText {
+  let summary = input.content.trim();
+  if (summary.startsWith(input.title.trim())) summary = summary.slice(input.title.trim().length).trim();
+  return {
+    title: input.title,
+    summary: summary.slice(0, NEWS.summaryChars),
+    places: input.entities.filter((e) => e.type === 'location').map((e) => e.name),
+    actors: input.entities.filter((e) => e.type !== 'location').map((e) => e.name),
+  };
+}
+
+function newSignal(input: LinkInput): NewSignal {
+  const text = eventText(input);
+  return {
+    id: input.id,
+    threatLayer: input.threatLayer as Layer,
+    countryCodes: input.countryCodes,
+    publishedAt: input.publishedAt.getTime(),
+    upstreamKeys: upstreamKeys(input.externalIds, input.title, input.content),
+    quake: quakeOf({ ...input, threatLayer: input.threatLayer }),
+    text,
+    features: featuresOf(text),
+  };
+}
+
+interface EventSignature {
+  texts?: EventText[];
+  quake?: Quake;
+}
+
+interface CandidateRow {
+  i: number;
+  id: string;
+  threat_layer: string;
+  country_codes: string[];
+  first_ms: number;
+  last_ms: number;
+  created_ms: number;
+  upstream_keys: string[];
+  signature: EventSignature | string;
+}
+
+/** Live candidate events of each signal: by shared key, or by index term within its layers. */
+async function fetchCandidates(db: Database, signals: NewSignal[]): Promise<Map<number, CandidateEvent[]>> {
+  const out = new Map<number, CandidateEvent[]>();
+  const known = new Map<string, CandidateEvent>();
+  for (let start = 0; start < signals.length; start += CHUNK) {
+    const lookups = signals.slice(start, start + CHUNK).map((s, k) => ({
+      i: start + k,
+      keys: s.upstreamKeys,
+      terms: lookupTerms(s),
+      layers: [...new Set([s.threatLayer, ...compatible(s.threatLayer)])],
+    }));
+    const rows = await queryRows<CandidateRow>(
+      db,
+      sql`SELECT q.i, e.id, e.threat_layer, e.country_codes, e.upstream_keys, e.signature,
+            (extract(epoch FROM e.first_seen_at) * 1000)::float8 AS first_ms,
+            (extract(epoch FROM e.last_seen_at) * 1000)::float8 AS last_ms,
+            (extract(epoch FROM e.created_at) * 1000)::float8 AS created_ms
+          FROM jsonb_to_recordset(${JSON.stringify(lookups)}::jsonb) AS q(i int, keys text[], terms text[], layers text[])
+          CROSS JOIN LATERAL (
+            -- Two index probes, not one OR (which no index answers): by key, then by term.
+            (SELECT * FROM events e
+             WHERE cardinality(q.keys) > 0 AND e.upstream_keys && q.keys AND e.merged_into IS NULL
+             LIMIT ${NEWS.maxCandidates})
+            UNION
+            (SELECT * FROM events e
+             WHERE e.terms && q.terms AND e.merged_into IS NULL AND e.threat_layer = ANY(q.layers)
+             ORDER BY e.last_seen_at DESC LIMIT ${NEWS.maxCandidates})) e`,
+    );
+    for (const row of rows) {
+      let event = known.get(row.id);
+      if (!event) {
+        const signature = (typeof row.signature === 'string' ? JSON.parse(row.signature) : row.signature) as EventSignature;
+        event = {
+          id: row.id,
+          threatLayer: row.threat_layer as Layer,
+          countryCodes: row.country_codes,
+          firstSeenAt: Number(row.first_ms),
+          lastSeenAt: Number(row.last_ms),
+          createdAt: Number(row.created_ms),
+          upstreamKeys: row.upstream_keys,
+          texts: signature.texts ?? [],
+          quake: signature.quake ?? null,
+        };
+        known.set(row.id, event);
+      }
+      const list = out.get(row.i) ?? [];
+      list.push(event);
+      out.set(row.i, list);
+    }
+  }
+  return out;
+}
+
+const compatible = (layer: Layer): readonly Layer[] => COMPATIBLE_LAYERS[layer] ?? [layer];
+
+/** The terms an event is indexed under (its texts' headline words over its days, its quake). */
+function eventTerms(event: CandidateEvent): string[] {
+  const words = new Set<string>();
+  for (const text of event.texts) {
+    for (const w of headlineWords(featuresOf(text))) words.add(w);
+  }
+  for (const w of hazardWords(event.threatLayer, event.countryCodes, event.texts)) words.add(w);
+  return termsOf(words, event.firstSeenAt, event.lastSeenAt, event.quake);
+}
+
+/** Adds a member's facts to an event (in memory). */
+function absorb(event: CandidateEvent, signal: NewSignal) {
+  event.countryCodes = [...new Set([...event.countryCodes, ...signal.countryCodes])];
+  event.firstSeenAt = Math.min(event.firstSeenAt, signal.publishedAt);
+  event.lastSeenAt = Math.max(event.lastSeenAt, signal.publishedAt);
+  event.upstreamKeys = [...new Set([...event.upstreamKeys, ...signal.upstreamKeys])].sort();
+  event.quake ??= signal.quake;
+  // The founder's text stays; the latest others replace the oldest of them.
+  event.texts = [...event.texts, signal.text];
+  if (event.texts.length > NEWS.maxTexts) event.texts.splice(1, event.texts.length - NEWS.maxTexts);
+  event.features = undefined;
+}
+
+/** Folds `from` (merged away) into `into` (in memory). */
+function fold(into: CandidateEvent, from: CandidateEvent) {
+  into.countryCodes = [...new Set([...into.countryCodes, ...from.countryCodes])];
+  into.firstSeenAt = Math.min(into.firstSeenAt, from.firstSeenAt);
+  into.lastSeenAt = Math.max(into.lastSeenAt, from.lastSeenAt);
+  into.upstreamKeys = [...new Set([...into.upstreamKeys, ...from.upstreamKeys])].sort();
+  into.quake ??= from.quake;
+  into.texts = [...into.texts, ...from.texts].slice(0, NEWS.maxTexts);
+  into.features = undefined;
+}
+
+/**
+ * Links newly inserted signals (already stored with `event_id` = their own id) to events,
+ * within the caller's transaction. Signals are taken in publication order, so the first report
+ * founds the event; later ones in the same batch can join it.
+ */
+export async function linkSignals(db: Database, inputs: LinkInput[]): Promise<LinkOutcome> {
+  const outcome: LinkOutcome = { events: new Map(), created: 0, joined: 0, merged: 0 };
+  if (inputs.length === 0) return outcome;
+  const ordered = [...inputs].sort(
+    (a, b) => a.publishedAt.getTime() - b.publishedAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+  const signals = ordered.map(newSignal);
+  const stored = await fetchCandidates(db, signals);
+
+  // Events created or changed in this batch, and an index of their terms, so a later signal of
+  // the same batch finds them (ten outlets in one poll).
+  const batchEvents = new Map<string, CandidateEvent>();
+  const batchIndex = new Map<string, Set<CandidateEvent>>();
+  const created = new Set<string>();
+  const mergedInto = new Map<string, string>();
+  const index = (event: CandidateEvent) => {
+    for (const term of eventTerms(event)) {
+      let set = batchIndex.get(term);
+      if (!set) batchIndex.set(term, (set = new Set()));
+      set.add(event);
+    }
+    for (const key of event.upstreamKeys) {
+      let set = batchIndex.get(`k:${key}`);
+      if (!set) batchIndex.set(`k:${key}`, (set = new Set()));
+      set.add(event);
+    }
+  };
+  const live = (event: CandidateEvent): CandidateEvent => {
+    let id = event.id;
+    while (mergedInto.has(id)) id = mergedInto.get(id)!;
+    return batchEvents.get(id) ?? event;
+  };
+
+  signals.forEach((signal, i) => {
+    const pool = new Map<string, CandidateEvent>();
+    for (const event of stored.get(i) ?? []) {
+      const current = live(event);
+      pool.set(current.id, current);
+    }
+    const near = new Map<CandidateEvent, number>();
+    for (const term of [...lookupTerms(signal), ...signal.upstreamKeys.map((k) => `k:${k}`)]) {
+      for (const event of batchIndex.get(term) ?? []) near.set(event, (near.get(event) ?? 0) + 1);
+    }
+    // Bounded like the stored lookup: the batch events sharing the most terms.
+    const closest = [...near.entries()].sort((a, b) => b[1] - a[1]).slice(0, NEWS.maxCandidates);
+    for (const [event] of closest) {
+      const current = live(event);
+      pool.set(current.id, current);
+    }
+    const match = matchSignal(signal, [...pool.values()]);
+    let event: CandidateEvent;
+    if (!match) {
+      event = {
+        id: signal.id,
+        threatLayer: signal.threatLayer,
+        countryCodes: [...signal.countryCodes],
+        firstSeenAt: signal.publishedAt,
+        lastSeenAt: signal.publishedAt,
+        createdAt: Date.now(),
+        upstreamKeys: [...signal.upstreamKeys],
+        texts: [signal.text],
+        quake: signal.quake,
+      };
+      created.add(event.id);
+      outcome.created += 1;
+    } else {
+      event = match.event;
+      absorb(event, signal);
+      outcome.joined += 1;
+      for (const other of match.merge) {
+        if (other.id === event.id) continue;
+        fold(event, other);
+        mergedInto.set(other.id, event.id);
+        batchEvents.delete(other.id);
+        outcome.merged += 1;
+      }
+    }
+    batchEvents.set(event.id, event);
+    index(event);
+    outcome.events.set(signal.id, event.id);
+  });
+  for (const [signalId, eventId] of outcome.events) {
+    let id = eventId;
+    while (mergedInto.has(id)) id = mergedInto.get(id)!;
+    outcome.events.set(signalId, id);
+  }
+
+  await writeEvents(db, [...batchEvents.values()], created, outcome.events, mergedInto);
+  await refreshEvents(db, [...batchEvents.keys()]);
+  return outcome;
+}
+
+async function writeEvents(
+  db: Database,
+  touched: CandidateEvent[],
+  created: Set<string>,
+  assignment: Map<string, string>,
+  mergedInto: Map<string, string>,
+) {
+  const rows = touched.map((e) => ({
+    id: e.id,
+    threat_layer: e.threatLayer,
+    country_codes: e.countryCodes.slice(0, 50),
+    first_seen_at: new Date(e.firstSeenAt).toISOString(),
+    last_seen_at: new Date(e.lastSeenAt).toISOString(),
+    upstream_keys: e.upstreamKeys.slice(0, 200),
+    signature: { texts: e.texts, ...(e.quake ? { quake: e.quake } : {}) },
+    terms: eventTerms(e),
+    fresh: created.has(e.id),
+  }));
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const part = JSON.stringify(rows.slice(i, i + CHUNK));
+    // New events get placeholder counts: refreshEvents computes them from the members.
+    await db.execute(sql`
+      INSERT INTO events AS e (id, threat_layer, country_codes, first_seen_at, last_seen_at, max_score,
+        upstream_keys, signature, terms)
+      SELECT v.id, v.threat_layer, v.country_codes, v.first_seen_at, v.last_seen_at, 0,
+        v.upstream_keys, v.signature, v.terms
+      FROM jsonb_to_recordset(${part}::jsonb) AS v(id uuid, threat_layer text, country_codes text[],
+        first_seen_at timestamptz, last_seen_at timestamptz, upstream_keys text[], signature jsonb, terms text[], fresh boolean)
+      ORDER BY v.id
+      ON CONFLICT (id) DO UPDATE SET country_codes = excluded.country_codes,
+        first_seen_at = excluded.first_seen_at, last_seen_at = excluded.last_seen_at,
+        upstream_keys = excluded.upstream_keys, signature = excluded.signature, terms = excluded.terms,
+        updated_at = now()`);
+  }
+  if (mergedInto.size > 0) {
+    const merges = JSON.stringify([...mergedInto.keys()].map((id) => {
+      let target = id;
+      while (mergedInto.has(target)) target = mergedInto.get(target)!;
+      return { id, target };
+    }));
+    // Merged events keep their row (their id keeps redirecting); their members move.
+    await db.execute(sql`
+      INSERT INTO events AS e (id, threat_layer, first_seen_at, last_seen_at, max_score, merged_into)
+      SELECT v.id, t.threat_layer, t.first_seen_at, t.last_seen_at, 0, v.target
+      FROM jsonb_to_recordset(${merges}::jsonb) AS v(id uuid, target uuid) JOIN events t ON t.id = v.target
+      ON CONFLICT (id) DO UPDATE SET merged_into = excluded.merged_into, lead_signal_id = NULL,
+        signal_count = 0, terms = '{}', upstream_keys = '{}', updated_at = now()`);
+    await db.execute(sql`
+      UPDATE events SET merged_into = v.target, updated_at = now()
+      FROM jsonb_to_recordset(${merges}::jsonb) AS v(id uuid, target uuid)
+      WHERE events.merged_into = v.id`);
+    await db.execute(sql`
+      UPDATE signals s SET event_id = v.target, updated_at = now()
+      FROM jsonb_to_recordset(${merges}::jsonb) AS v(id uuid, target uuid)
+      WHERE s.event_id = v.id`);
+  }
+  const moved = [...assignment.entries()].filter(([signal, event]) => signal !== event);
+  for (let i = 0; i < moved.length; i += CHUNK) {
+    const part = JSON.stringify(moved.slice(i, i + CHUNK).map(([id, event]) => ({ id, event })));
+    await db.execute(sql`
+      UPDATE signals s SET event_id = v.event
+      FROM jsonb_to_recordset(${part}::jsonb) AS v(id uuid, event uuid)
+      WHERE s.id = v.id AND s.event_id IS DISTINCT FROM v.event`);
+  }
+}
+
+interface MemberRow {
+  id: string;
+  event_id: string;
+  base: number;
+  score: number;
+  published_ms: number;
+  retracted: boolean;
+  corroboration: number;
+  event_lead: boolean;
+  source_name: string;
+  source_url: string;
+}
+
+/** The lead of a set of members: highest base score, then the earliest, then the smallest id. */
+function leadOf(members: MemberRow[]): MemberRow | undefined {
+  return [...members].sort(
+    (a, b) => b.base - a.base || a.published_ms - b.published_ms || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  )[0];
+}
+
+/**
+ * Recomputes events from their members: lead, counts, publisher families, and on each member
+ * `event_lead`, `corroboration` and the corroborated score (bumping `updated_at` of any member
+ * that changed, so sync clients see it). Work is proportional to the events' members.
+ */
+export async function refreshEvents(db: Database, eventIds: string[]): Promise<void> {
+  const ids = [...new Set(eventIds)];
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const part = ids.slice(i, i + CHUNK);
+    const members = await queryRows<MemberRow>(
+      db,
+      sql`SELECT s.id, s.event_id, coalesce(s.base_score, s.significance_score) AS base,
+            s.significance_score AS score, (extract(epoch FROM s.published_at) * 1000)::float8 AS published_ms,
+            s.retracted_at IS NOT NULL AS retracted, s.corroboration, s.event_lead,
+            src.name AS source_name, s.source_url
+          FROM signals s JOIN sources src ON src.id = s.source_id
+          WHERE s.event_id IN ${part}`,
+    );
+    const byEvent = new Map<string, MemberRow[]>();
+    for (const m of members) {
+      const list = byEvent.get(m.event_id) ?? [];
+      list.push(m);
+      byEvent.set(m.event_id, list);
+    }
+    const eventRows: object[] = [];
+    const memberRows: object[] = [];
+    for (const [eventId, list] of byEvent) {
+      const liveMembers = list.filter((m) => !m.retracted);
+      const families = [...new Set(liveMembers.map((m) => publisherFamily(m.source_name, m.source_url)))].sort();
+      const count = Math.max(1, families.length);
+      const lead = leadOf(liveMembers);
+      const times = (liveMembers.length > 0 ? liveMembers : list).map((m) => Number(m.published_ms));
+      eventRows.push({
+        id: eventId,
+        lead: lead?.id ?? null,
+        max_score: lead ? Number(lead.base) : Math.max(...list.map((m) => Number(m.base))),
+        signal_count: liveMembers.length,
+        publisher_count: count,
+        families,
+        first_seen_at: new Date(Math.min(...times)).toISOString(),
+        last_seen_at: new Date(Math.max(...times)).toISOString(),
+      });
+      for (const m of list) {
+        const isLead = m.id === lead?.id;
+        const score = m.retracted ? Number(m.score) : corroboratedScore(Number(m.base), count);
+        if (isLead !== m.event_lead || count !== m.corroboration || score !== Number(m.score))
+          memberRows.push({ id: m.id, lead: isLead, corroboration: count, score });
+      }
+    }
+    await db.execute(sql`
+      UPDATE events e SET lead_signal_id = v.lead, max_score = v.max_score, signal_count = v.signal_count,
+        publisher_count = v.publisher_count, publisher_families = v.families,
+        first_seen_at = v.first_seen_at, last_seen_at = v.last_seen_at, updated_at = now()
+      FROM jsonb_to_recordset(${JSON.stringify(eventRows)}::jsonb) AS v(id uuid, lead uuid, max_score float8,
+        signal_count int, publisher_count int, families text[], first_seen_at timestamptz, last_seen_at timestamptz)
+      WHERE e.id = v.id`);
+    if (memberRows.length > 0) {
+      await db.execute(sql`
+        UPDATE signals s SET event_lead = v.lead, corroboration = v.corroboration,
+          base_score = coalesce(s.base_score, s.significance_score), significance_score = v.score,
+          updated_at = now()
+        FROM jsonb_to_recordset(${JSON.stringify(memberRows)}::jsonb) AS v(id uuid, lead boolean, corroboration int, score float8)
+        WHERE s.id = v.id`);
+    }
+  }
+}
+
+/** Refreshes the events of the given signals (after an upstream revision or retraction). */
+export async function refreshEventsOfSignals(db: Database, signalIds: string[]): Promise<void> {
+  if (signalIds.length === 0) return;
+  const rows = await queryRows<{ event_id: string }>(
+    db,
+    sql`SELECT DISTINCT event_id FROM signals WHERE id IN ${signalIds}`,
+  );
+  await refreshEvents(
+    db,
+    rows.map((r) => r.event_id),
+  );
+}

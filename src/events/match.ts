@@ -1,0 +1,260 @@
+/**
+ * Which event a new signal belongs to, given the candidate events (pure; src/events/link.ts
+ * fetches the candidates and writes the outcome). Rules in order (src/events/README.md):
+ * 1. a shared upstream key (CVE, GLIDE, USGS/GDACS/EONET id);
+ * 2. the same earthquake (epicentre, origin time and magnitude close enough);
+ * 3. the same news story (similar text, compatible layers, agreeing countries, in the window,
+ *    no actor veto).
+ * Rules 1 and 2 are facts: every event they match is the same, so the oldest absorbs the others
+ * (a merge); two measured quakes that rule 2 keeps apart are never linked by their text. Rule 3 is a judgement: the signal joins the most similar event and merges nothing.
+ */
+import type { Layer } from '../vocab';
+import { distanceKm, type Quake } from './keys';
+import { COMPATIBLE_LAYERS, NEWS, QUAKE } from './rules';
+import { similarity, textFeatures, type TextFeatures } from './text';
+
+const DAY = 86_400_000;
+
+/** One member text an event keeps to compare with. */
+export interface EventText {
+  title: string;
+  summary: string;
+  /** Places and actors named (from entity extraction): the actor veto reads them. */
+  places: string[];
+  actors: string[];
+}
+
+/** An event as the linker sees it. */
+export interface CandidateEvent {
+  id: string;
+  threatLayer: Layer;
+  countryCodes: string[];
+  firstSeenAt: number;
+  lastSeenAt: number;
+  createdAt: number;
+  upstreamKeys: string[];
+  texts: EventText[];
+  quake: Quake | null;
+  /** Features of `texts`, computed once per event and batch. */
+  features?: TextFeatures[];
+}
+
+/** A new signal as the linker sees it. */
+export interface NewSignal {
+  id: string;
+  threatLayer: Layer;
+  countryCodes: string[];
+  publishedAt: number;
+  upstreamKeys: string[];
+  quake: Quake | null;
+  text: EventText;
+  features: TextFeatures;
+}
+
+export type LinkRule = 'upstream_key' | 'quake' | 'news';
+
+export interface Match {
+  event: CandidateEvent;
+  rule: LinkRule;
+  /** Further events the same facts show to be this one: merged into `event`. */
+  merge: CandidateEvent[];
+  similarity?: number;
+}
+
+/** Older first: the event that keeps its id in a merge. */
+const byAge = (a: CandidateEvent, b: CandidateEvent) =>
+  a.createdAt - b.createdAt || a.firstSeenAt - b.firstSeenAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+function factMatch(events: CandidateEvent[], rule: LinkRule): Match | null {
+  if (events.length === 0) return null;
+  const [event, ...merge] = [...events].sort(byAge);
+  return { event: event!, rule, merge };
+}
+
+/** True when two quake reports are one earthquake (QUAKE limits). */
+export function sameQuake(a: Quake, b: Quake): boolean {
+  return (
+    Math.abs(a.at - b.at) <= QUAKE.minutes * 60_000 &&
+    Math.abs(a.magnitude - b.magnitude) <= QUAKE.magnitude + 1e-9 &&
+    distanceKm(a, b) <= QUAKE.km
+  );
+}
+
+export const layersLink = (a: Layer, b: Layer): boolean => COMPATIBLE_LAYERS[a].includes(b);
+
+/** Within the window of the event's members' times. */
+function inWindow(signal: NewSignal, event: CandidateEvent): boolean {
+  const window = NEWS.windowDays * DAY;
+  return signal.publishedAt >= event.firstSeenAt - window && signal.publishedAt <= event.lastSeenAt + window;
+}
+
+const norm = (name: string) => name.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+
+/**
+ * The actor veto: both texts name a place in common and each names actors, none shared and
+ * none mentioned anywhere in the other's text: the same place, different protagonists (a
+ * strike by one side and a strike by the other, two trials in one city).
+ */
+export function actorVeto(a: EventText, b: EventText): boolean {
+  const placesB = new Set(b.places.map(norm));
+  if (!a.places.some((p) => placesB.has(norm(p)))) return false;
+  if (a.actors.length === 0 || b.actors.length === 0) return false;
+  const textA = norm(`${a.title} ${a.summary}`);
+  const textB = norm(`${b.title} ${b.summary}`);
+  const mentioned = (actor: string, text: string) => {
+    const words = norm(actor).split(/\s+/).filter((w) => w.length >= 3);
+    return words.length > 0 && words.some((w) => text.includes(w));
+  };
+  if (a.actors.some((actor) => mentioned(actor, textB))) return false;
+  if (b.actors.some((actor) => mentioned(actor, textA))) return false;
+  return true;
+}
+
+/** Words naming a kind of disaster, by kind, in the feeds' languages. */
+const HAZARDS: [string, RegExp][] = [
+  ['earthquake', /\b(?:earthquakes?|quakes?|tremors?|aftershocks?|séismes?|seismo|erdbeben|sismos?|terremotos?|землетрус\p{L}*|زلزال)/iu],
+  ['flood', /\b(?:floods?|flooding|inondations?|hochwasser|überschwemmung\p{L}*|inundaç\p{L}+|inundaci\p{L}+|повін\p{L}*|наводнен\p{L}*|فيضان\p{L}*)/iu],
+  ['cyclone', /\b(?:cyclones?|hurricanes?|typhoons?|ouragans?|hurrikan\p{L}*|tai?fun\p{L}*|huracan\p{L}*|furac\p{L}+)/iu],
+  ['wildfire', /\b(?:wildfires?|bushfires?|forest fires?|incendies?|waldbr\p{L}+|incendios?|пожеж\p{L}*)/iu],
+  ['eruption', /\b(?:eruptions?|volcano\p{L}*|volcan\p{L}*|vulkan\p{L}*)/iu],
+];
+
+/** The kinds of disaster a text names. */
+export function hazardsOf(text: EventText): Set<string> {
+  const all = `${text.title} ${text.summary}`;
+  return new Set(HAZARDS.filter(([, pattern]) => pattern.test(all)).map(([kind]) => kind));
+}
+
+function sharesHazard(signal: NewSignal, event: CandidateEvent): boolean {
+  const mine = hazardsOf(signal.text);
+  if (mine.size === 0) return false;
+  return event.texts.some((t) => [...hazardsOf(t)].some((kind) => mine.has(kind)));
+}
+
+/** The similarity a pair needs, by layers and countries; null when they may never link. */
+export function newsThreshold(signal: NewSignal, event: CandidateEvent): number | null {
+  if (!layersLink(signal.threatLayer, event.threatLayer)) return null;
+  const a = signal.countryCodes;
+  const b = event.countryCodes;
+  let bar: number = signal.threatLayer === event.threatLayer ? NEWS.sameLayer : NEWS.crossLayer;
+  if (a.length > 0 && b.length > 0) {
+    if (!a.some((c) => b.includes(c))) return null;
+    // One country, one kind of disaster, within days: reports of one disaster rarely share words
+    // beyond those ("Colombia quake" and "in shattered Cali").
+    if (signal.threatLayer === 'disaster' && event.threatLayer === 'disaster' && sharesHazard(signal, event))
+      bar = NEWS.sameHazard;
+  } else if (a.length > 0 || b.length > 0) {
+    bar = Math.max(bar, NEWS.oneSidedCountry);
+  }
+  return bar;
+}
+
+// Features by text object: a text moves between events and batches' in-memory states, and its
+// features never change. Weak, so texts of finished batches are collected.
+const featureCache = new WeakMap<EventText, TextFeatures>();
+
+/** The features of one text, computed once. */
+export function featuresOf(text: EventText): TextFeatures {
+  let features = featureCache.get(text);
+  if (!features) {
+    features = textFeatures(text.title, text.summary);
+    featureCache.set(text, features);
+  }
+  return features;
+}
+
+/** Features of an event's texts (cached on the event). */
+export function eventFeatures(event: CandidateEvent): TextFeatures[] {
+  event.features ??= event.texts.map(featuresOf);
+  return event.features;
+}
+
+/** The event `signal` belongs to among `candidates`, or null (it founds its own). */
+export function matchSignal(signal: NewSignal, candidates: readonly CandidateEvent[]): Match | null {
+  const keys = new Set(signal.upstreamKeys);
+  const byKey = keys.size > 0 ? candidates.filter((e) => e.upstreamKeys.some((k) => keys.has(k))) : [];
+  const key = factMatch(byKey, 'upstream_key');
+  if (key) return key;
+  if (signal.quake) {
+    const quake = factMatch(
+      candidates.filter((e) => e.quake && sameQuake(signal.quake!, e.quake)),
+      'quake',
+    );
+    if (quake) return quake;
+  }
+  let best: Match | null = null;
+  let bestMargin = 0;
+  for (const event of candidates) {
+    if (event.texts.length === 0 || !inWindow(signal, event)) continue;
+    // Two measured quakes that are not the same quake are different events, however alike
+    // their texts ("M 5.5 - off the coast of …").
+    if (signal.quake && event.quake) continue;
+    const bar = newsThreshold(signal, event);
+    if (bar === null) continue;
+    const features = eventFeatures(event);
+    let score = 0;
+    for (let i = 0; i < features.length; i++) {
+      const s = similarity(signal.features, features[i]!);
+      if (s >= bar && actorVeto(signal.text, event.texts[i]!)) continue;
+      score = Math.max(score, s);
+    }
+    // The best event is the one cleared by the widest margin: a same-layer story beats an
+    // equally similar one that only a compatible layer lets in.
+    const margin = score - bar;
+    if (score >= bar && (!best || margin > bestMargin || (margin === bestMargin && byAge(event, best.event) < 0))) {
+      best = { event, rule: 'news', merge: [], similarity: score };
+      bestMargin = margin;
+    }
+  }
+  return best;
+}
+
+/**
+ * The headline words of a text that index its event (day-bucketed by `termsOf`): its most
+ * telling few, names before other words and longer before shorter, so a lookup reads short
+ * posting lists rather than every event that says "attack".
+ */
+export function headlineWords(features: TextFeatures): string[] {
+  const ranked = [...features.head.entries()].sort(
+    ([a, wa], [b, wb]) => wb - wa || b.length - a.length || (a < b ? -1 : 1),
+  );
+  // Names (places, actors) when the headline has any: common words make long posting lists.
+  const names = ranked.filter(([, weight]) => weight >= NEWS.nameWeight);
+  return (names.length > 0 ? names : ranked).slice(0, NEWS.termWords).map(([word]) => word);
+}
+
+/**
+ * The candidate-index terms of an event or a signal: each headline word per day it covers
+ * (`w:<word>@<day>`), and for a quake each half hour around its origin (`q@<slot>`). A new
+ * signal looks up its words over the window's days, so a lookup only meets events of those days.
+ */
+export function termsOf(words: Iterable<string>, fromMs: number, toMs: number, quake: Quake | null): string[] {
+  const out = new Set<string>();
+  // A long-running event is indexed on its latest days: that is where new reports arrive.
+  const last = Math.floor(toMs / DAY);
+  const first = Math.max(Math.floor(fromMs / DAY), last - 2 * NEWS.windowDays - 6);
+  const list = [...words];
+  for (let day = first; day <= last; day++) for (const w of list) out.add(`w:${w}@${day}`);
+  if (quake) {
+    const slot = Math.floor(quake.at / (QUAKE.minutes * 60_000));
+    for (const s of [slot - 1, slot, slot + 1]) out.add(`q@${s}`);
+  }
+  return [...out];
+}
+
+/**
+ * Index words for a disaster's kind in each of its countries (`hz:earthquake:CO`), so reports of
+ * one disaster that share no name ("Colombia quake", "in shattered Cali") still meet.
+ */
+export function hazardWords(layer: Layer, countries: readonly string[], texts: readonly EventText[]): string[] {
+  if (layer !== 'disaster') return [];
+  const kinds = new Set(texts.flatMap((t) => [...hazardsOf(t)]));
+  return [...kinds].flatMap((kind) => countries.slice(0, 5).map((c) => `hz:${kind}:${c}`));
+}
+
+/** The terms a new signal looks up: its words over the window, its quake's slots. */
+export function lookupTerms(signal: NewSignal): string[] {
+  const window = NEWS.windowDays * DAY;
+  const words = [...headlineWords(signal.features), ...hazardWords(signal.threatLayer, signal.countryCodes, [signal.text])];
+  return termsOf(words, signal.publishedAt - window, signal.publishedAt + window, signal.quake);
+}

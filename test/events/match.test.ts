@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import { extractEntities } from '../../src/ingest/entities';
+import {
+  actorVeto,
+  featuresOf,
+  matchSignal,
+  type CandidateEvent,
+  type EventText,
+  type NewSignal,
+} from '../../src/events/match';
+import { NEWS } from '../../src/events/rules';
+import { similarity, stripAttribution, textFeatures } from '../../src/events/text';
+import type { Layer } from '../../src/vocab';
+
+const HOUR = 3_600_000;
+const T0 = Date.parse('2026-11-20T08:00:00Z');
+
+function text(title: string, summary = ''): EventText {
+  const found = extractEntities(`${title}\n${summary}`);
+  return {
+    title,
+    summary,
+    places: found.filter((e) => e.type === 'location').map((e) => e.name),
+    actors: found.filter((e) => e.type !== 'location').map((e) => e.name),
+  };
+}
+
+let n = 0;
+function signal(title: string, summary: string, over: Partial<NewSignal> = {}): NewSignal {
+  const t = text(title, summary);
+  return {
+    id: `s${++n}`,
+    threatLayer: 'military',
+    countryCodes: ['XK'],
+    publishedAt: T0 + HOUR,
+    upstreamKeys: [],
+    quake: null,
+    text: t,
+    features: featuresOf(t),
+    ...over,
+  };
+}
+
+function event(title: string, summary: string, over: Partial<CandidateEvent> = {}): CandidateEvent {
+  return {
+    id: `e${++n}`,
+    threatLayer: 'military',
+    countryCodes: ['XK'],
+    firstSeenAt: T0,
+    lastSeenAt: T0,
+    createdAt: T0,
+    upstreamKeys: [],
+    texts: [text(title, summary)],
+    quake: null,
+    ...over,
+  };
+}
+
+const storm = event(
+  'Drones strike fuel depot outside Varnagrad, officials say',
+  'Regional officials in Varnagrad said a fuel depot burned for hours after an overnight drone strike.',
+);
+const sameStorm = (over: Partial<NewSignal> = {}) =>
+  signal(
+    'Fuel depot near Varnagrad ablaze after overnight drone strike',
+    'The depot outside Varnagrad was hit by drones overnight, regional officials said, and burned for hours.',
+    over,
+  );
+
+describe('news similarity', () => {
+  it('links a paraphrase of the same story and not a different story of the same place', () => {
+    expect(matchSignal(sameStorm(), [storm])?.event.id).toBe(storm.id);
+    const other = signal(
+      'Varnagrad council approves new budget for schools',
+      'The city council voted on Tuesday to raise spending on schools and libraries.',
+      { threatLayer: 'political' },
+    );
+    expect(matchSignal(other, [storm])).toBeNull();
+  });
+
+  it('strips an attribution suffix before comparing headlines', () => {
+    expect(stripAttribution('Fuel depot near Varnagrad ablaze after drone strike - Reuters')).toBe(
+      'Fuel depot near Varnagrad ablaze after drone strike',
+    );
+    expect(stripAttribution('Fuel depot near Varnagrad ablaze | The Daily Example')).toBe('Fuel depot near Varnagrad ablaze');
+    const a = textFeatures('Fuel depot near Varnagrad ablaze after drone strike - Reuters', '');
+    const b = textFeatures('Fuel depot near Varnagrad ablaze after drone strike — Example Wire', '');
+    expect(similarity(a, b)).toBeCloseTo(1, 5);
+  });
+
+  it('counts a truncated headline contained in another as the same story', () => {
+    const cut = textFeatures('Fuel depot near Varnagrad ablaze after overnight…', '');
+    const full = textFeatures('Fuel depot near Varnagrad ablaze after overnight drone strike kills two', '');
+    expect(similarity(cut, full)).toBe(1);
+    // Too short a cut says too little.
+    expect(similarity(textFeatures('Fuel depot…', ''), full)).toBeLessThan(1);
+  });
+
+  it('normalises numbers: 1,000 and 1000 are one token', () => {
+    const a = textFeatures('Floods force 12,000 from homes in Orvale', '');
+    const b = textFeatures('Floods force 12000 from homes in Orvale', '');
+    expect(similarity(a, b)).toBeCloseTo(1, 5);
+  });
+});
+
+describe('when news never links', () => {
+  it('refuses layers that cannot describe the same event, however similar the text', () => {
+    expect(matchSignal(sameStorm({ threatLayer: 'health' }), [storm])).toBeNull();
+    expect(matchSignal(sameStorm({ threatLayer: 'disaster' }), [storm])).toBeNull();
+    // A compatible layer links, over a higher bar.
+    expect(matchSignal(sameStorm({ threatLayer: 'political' }), [storm])?.event.id).toBe(storm.id);
+    expect(NEWS.crossLayer).toBeGreaterThan(NEWS.sameLayer);
+  });
+
+  it('refuses countries that disagree, and links when neither side has one', () => {
+    expect(matchSignal(sameStorm({ countryCodes: ['YT'] }), [storm])).toBeNull();
+    const bare = { ...storm, id: 'bare', countryCodes: [] };
+    expect(matchSignal(sameStorm({ countryCodes: [] }), [bare])?.event.id).toBe('bare');
+  });
+
+  it('keeps to the time window around the event', () => {
+    const late = T0 + NEWS.windowDays * 24 * HOUR + HOUR;
+    expect(matchSignal(sameStorm({ publishedAt: late }), [storm])).toBeNull();
+    expect(matchSignal(sameStorm({ publishedAt: late - 2 * HOUR }), [storm])?.event.id).toBe(storm.id);
+  });
+
+  it('vetoes the same place with different actors', () => {
+    const a = text(
+      'Greenwald Bank sues Orvale Holdings in London court over loan',
+      'Greenwald Bank filed the claim in London on Monday.',
+    );
+    const b = text(
+      'Marlow Shipping sues Tessaly Freight in London court over cargo',
+      'Marlow Shipping filed the claim in London on Monday.',
+    );
+    expect(actorVeto(a, b)).toBe(true);
+    // One names the other's actor: the same story told from another side.
+    const c = text(
+      'Orvale Holdings to fight Greenwald Bank claim in London',
+      'Orvale Holdings said it would contest the claim in London.',
+    );
+    expect(actorVeto(a, c)).toBe(false);
+    const e = event(a.title, a.summary, { threatLayer: 'economic', countryCodes: ['GB'], texts: [a] });
+    const s = signal(b.title, b.summary, { threatLayer: 'economic', countryCodes: ['GB'], text: b, features: featuresOf(b) });
+    expect(similarity(s.features, featuresOf(a))).toBeGreaterThanOrEqual(NEWS.sameLayer);
+    expect(matchSignal(s, [e])).toBeNull();
+  });
+});
+
+describe('facts before text', () => {
+  it('joins the oldest of the events sharing an upstream key and merges the others into it', () => {
+    const older = event('CVE-2026-1111: Example Router flaw', '', { threatLayer: 'cyber', upstreamKeys: ['cve:CVE-2026-1111'], createdAt: T0 });
+    const newer = event('Unrelated text', '', { threatLayer: 'cyber', upstreamKeys: ['usgs:zz1'], createdAt: T0 + HOUR });
+    const s = signal('Something else entirely', '', { threatLayer: 'cyber', upstreamKeys: ['cve:CVE-2026-1111', 'usgs:zz1'] });
+    const m = matchSignal(s, [newer, older])!;
+    expect(m.rule).toBe('upstream_key');
+    expect(m.event.id).toBe(older.id);
+    expect(m.merge.map((e) => e.id)).toEqual([newer.id]);
+  });
+});
