@@ -166,7 +166,8 @@ function stripMarkup(html: string): string {
  * Title and `content_display` of an item sent to the admin signals ingest, cleaned as connectors
  * clean theirs (tags stripped, entities decoded, once). Not clipped: a text still over its bound
  * after cleaning is the item's validation error, as before; a text far over it (beyond the raw
- * bound) is left untouched for that error rather than cleaned.
+ * bound) is left untouched for that error rather than cleaned, and so is a text holding NUL,
+ * which the validator refuses (a feed's stray NUL is dropped; an API caller's is an error).
  */
 export function cleanIngestText(raw: unknown): unknown {
   if (!isRecord(raw)) return raw;
@@ -176,7 +177,7 @@ export function cleanIngestText(raw: unknown): unknown {
     ['content_display', CONTENT_MAX],
   ] as const) {
     const value = raw[key];
-    if (typeof value !== 'string' || value.length > rawBound(max)) continue;
+    if (typeof value !== 'string' || value.length > rawBound(max) || value.includes('\u0000')) continue;
     cleaned[key] = stripMarkup(value);
     if (key === 'title') cleaned[key] = (cleaned[key] as string).replace(/\s+/g, ' ');
   }
