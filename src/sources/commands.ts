@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config';
 import type { Database } from '../db/client';
 import { ingestDocument, UnparseableDocumentError } from '../ingest/upstream';
+import { feedUrlProblem } from '../webhooks/guard';
 import { pollNow } from './poll-command';
 import { connectorFor } from './registry';
 import { CreateSourceSchema } from './schemas';
@@ -118,6 +119,9 @@ export const SOURCE_COMMANDS: Record<string, SourceCommand> = {
           parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
         );
       }
+      // The admin route's rule: a poll must not be pointed at a private or loopback address.
+      const urlIssue = feedUrlProblem(parsed.data.url, context.config.WEBHOOK_ALLOW_INSECURE);
+      if (urlIssue) throw new SourceUsageError(`url: ${urlIssue}`);
       const problem = settingsProblem(parsed.data);
       if (problem) throw new SourceUsageError(`options: ${problem}`);
       const row = await createSource(context.db, parsed.data);

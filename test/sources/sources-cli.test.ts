@@ -12,7 +12,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'sources-cli-'));
 /** `npm run cli -- sources …` as an operator runs it, on an embedded database in `dataDir`. */
 async function cli(...args: string[]) {
   const { stdout } = await exec('npx', ['tsx', 'src/cli.ts', 'sources', ...args], {
-    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' },
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', WEBHOOK_ALLOW_INSECURE: 'false' },
   });
   return JSON.parse(stdout) as unknown;
 }
@@ -56,6 +56,17 @@ describe('sources CLI', () => {
       code: 2,
       stderr: expect.stringContaining('options:'),
     });
+    // The URL rule of POST /api/v1/admin/sources: no poll of a loopback or private address.
+    const inner = ['http://127.0.0.1:8080/rss', 'http://169.254.169.254/latest', 'https://u:p@wire.example.org/rss'];
+    for (const url of inner) {
+      await expect(cli('add', 'rss', 'Inner wire', url)).rejects.toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining('url: must'),
+      });
+    }
+    expect(await cli('list', '--connector', 'rss')).not.toContainEqual(
+      expect.objectContaining({ name: 'Inner wire' }),
+    );
     await expect(cli('launch')).rejects.toMatchObject({
       code: 2,
       stderr: expect.stringContaining('sources list'),
