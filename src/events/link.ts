@@ -7,6 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/client';
+import { recountScores } from '../ingest/aggregates';
 import type { ExtractedEntity } from '../ingest/entities';
 import type { Layer } from '../vocab';
 import { publisherFamily, quakeOf, upstreamKeys, type Quake } from './keys';
@@ -389,6 +390,7 @@ export async function refreshEvents(db: Database, eventIds: string[]): Promise<v
     }
     const eventRows: object[] = [];
     const memberRows: object[] = [];
+    const rescored: string[] = [];
     for (const [eventId, list] of byEvent) {
       const liveMembers = list.filter((m) => !m.retracted);
       const families = [...new Set(liveMembers.map((m) => publisherFamily(m.source_name, m.source_url)))].sort();
@@ -410,6 +412,7 @@ export async function refreshEvents(db: Database, eventIds: string[]): Promise<v
         const score = m.retracted ? Number(m.score) : corroboratedScore(Number(m.base), count);
         if (isLead !== m.event_lead || count !== m.corroboration || score !== Number(m.score))
           memberRows.push({ id: m.id, lead: isLead, corroboration: count, score });
+        if (score !== Number(m.score)) rescored.push(m.id);
       }
     }
     await db.execute(sql`
@@ -426,6 +429,8 @@ export async function refreshEvents(db: Database, eventIds: string[]): Promise<v
           updated_at = now()
         FROM jsonb_to_recordset(${JSON.stringify(memberRows)}::jsonb) AS v(id uuid, lead boolean, corroboration int, score float8)
         WHERE s.id = v.id`);
+      // The hourly and daily aggregates sum scores: a rescored member's hours are recounted.
+      await recountScores(db, rescored);
     }
   }
 }

@@ -223,3 +223,20 @@ export async function rebuildAggregates(db: Database): Promise<void> {
       WHERE sources.id = s.id`);
   });
 }
+
+/**
+ * Recomputes the aggregate rows of signals whose score changed in place (an event's
+ * corroboration term): their counts stay, the sums and maxima of their hours and days follow.
+ * One recount per distinct hour, place and layer.
+ */
+export async function recountScores(db: Database, ids: string[]): Promise<void> {
+  const done = new Set<string>();
+  for (const id of ids) {
+    const facts = await readSignalFacts(db, id);
+    if (!facts) continue;
+    const key = JSON.stringify([hourOf(facts.publishedAt), facts.region, facts.threatLayer, facts.countryCodes]);
+    if (done.has(key)) continue;
+    done.add(key);
+    await moveSignalContribution(db, facts, facts);
+  }
+}

@@ -270,7 +270,8 @@ async function storedMatches(db: Database, candidates: Candidate[]): Promise<Sto
       sourceUrl: signals.sourceUrl,
       externalIds: signals.externalIds,
       upstreamUpdatedAt: signals.upstreamUpdatedAt,
-      significanceScore: signals.significanceScore,
+      // The source's own score: the stored one may carry the event's corroboration term.
+      significanceScore: sql<number>`coalesce(${signals.baseScore}, ${signals.significanceScore})`,
       signalValence: signals.signalValence,
       title: signals.title,
       contentDisplay: signals.contentDisplay,

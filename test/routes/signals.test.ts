@@ -150,6 +150,9 @@ describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
       updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       retracted_at: null,
       source: { id: expect.any(String), name: 'Le Journal', tier: 'community' },
+      // A signal alone founds its event under its own id, confirmed by its one publisher.
+      event_id: page.data[0]!.id,
+      corroboration: 1,
     });
   });
 

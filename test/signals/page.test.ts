@@ -193,6 +193,8 @@ describe.each(backends)('a page of signals written by Postgres on $name', (backe
         source_tier: s.source.tier,
         updated_at: s.updated_at,
         retracted_at: cell(s.retracted_at),
+        event_id: s.event_id,
+        corroboration: String(s.corroboration),
       })),
     );
   });
