@@ -50,6 +50,13 @@ describe('the event gate', () => {
     expect(read('Liveblog zum Hochwasser: Pegel steigen weiter', 'de').gate).toMatch(/^form/);
   });
 
+  it('drops quotation headlines (interviews, features), but not a short quoted word in a report', () => {
+    expect(read("'We rebuilt the school with our own hands': a village after the flood", 'en').gate).toMatch(/^form/);
+    expect(read('Hochwasser in Freedonia: „Wir haben alles verloren“', 'de').gate).toMatch(/^form/);
+    expect(read('Inondations : « Nous avons tout perdu »', 'fr').gate).toMatch(/^form/);
+    expect(read("'Unjust': Freedonia imposes sanctions on its neighbour", 'en').event).toBe(true);
+  });
+
   it('lets a video page through when its headline names an event kind, not a soft section', () => {
     const video = 'https://paper.example/2026/05/01/world/videos/riot-port-city';
     expect(read('Protests in the port city turn violent', 'en', '', video).event).toBe(true);
