@@ -46,12 +46,16 @@ describe('the event gate', () => {
   });
 
   it('drops negated events and live blogs', () => {
-    expect(read('Freedonia is not about to invade its neighbour, officials insist', 'en').gate).toMatch(/^form/);
+    expect(read('Freedonia is not about to invade its neighbour, officials insist', 'en').gate).toMatch(
+      /^form/,
+    );
     expect(read('Liveblog zum Hochwasser: Pegel steigen weiter', 'de').gate).toMatch(/^form/);
   });
 
   it('drops quotation headlines (interviews, features), but not a short quoted word in a report', () => {
-    expect(read("'We rebuilt the school with our own hands': a village after the flood", 'en').gate).toMatch(/^form/);
+    expect(read("'We rebuilt the school with our own hands': a village after the flood", 'en').gate).toMatch(
+      /^form/,
+    );
     expect(read('Hochwasser in Freedonia: „Wir haben alles verloren“', 'de').gate).toMatch(/^form/);
     expect(read('Inondations : « Nous avons tout perdu »', 'fr').gate).toMatch(/^form/);
     expect(read("'Unjust': Freedonia imposes sanctions on its neighbour", 'en').event).toBe(true);
@@ -62,15 +66,18 @@ describe('the event gate', () => {
     expect(read('Protests in the port city turn violent', 'en', '', video).event).toBe(true);
     expect(read('A baker shares her favourite bread', 'en', '', video).gate).toBe('path: /videos/');
     // a soft subject section still drops an event word used loosely
-    expect(read('Volunteers invade the old harbour for the festival', 'en', '', 'https://paper.example/style/x').gate).toBe(
-      'path: /style/',
-    );
+    expect(
+      read('Volunteers invade the old harbour for the festival', 'en', '', 'https://paper.example/style/x')
+        .gate,
+    ).toBe('path: /style/');
   });
 
   it('does not keep a routine kind (an election held, a trial) on its own', () => {
     expect(read('Former mayor jailed after police inquiry into expenses', 'en').gate).toBe('no event');
     // a routine kind with strong layer evidence is still read
-    expect(read('Opposition protests as parliament suspends election and president dissolves cabinet', 'en').event).toBe(true);
+    expect(
+      read('Opposition protests as parliament suspends election and president dissolves cabinet', 'en').event,
+    ).toBe(true);
   });
 
   it('reads the gate in each language', () => {
