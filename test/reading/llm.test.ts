@@ -1,36 +1,25 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OutboundFetch } from '../../src/net/outbound';
 import { clearGradeCache, gradeNewsItems, MAX_RAISE } from '../../src/reading/llm';
 import { readNewsItem } from '../../src/reading/news';
 import type { SourceItem } from '../../src/sources/types';
+import { startFakeLlm, type Reply } from './fake-llm';
 
-// A loopback OpenAI-compatible server: answers chat completions with `answer` and records requests.
-let server: Server;
+// A loopback OpenAI-compatible server answering with `answer`.
+let fake: Awaited<ReturnType<typeof startFakeLlm>>;
 let url = '';
-let answer: (body: { temperature: number; messages: { content: string }[] }) => {
-  status: number;
-  content: string;
-};
-const asked: string[] = [];
+let answer: Reply;
+let asked: string[] = [];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString()));
-    req.on('end', () => {
-      const body = JSON.parse(raw) as { temperature: number; messages: { content: string }[] };
-      asked.push(body.messages[1]!.content);
-      const { status, content } = answer(body);
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content } }] }));
-    });
+  fake = await startFakeLlm({
+    get current() {
+      return answer;
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  ({ url, asked } = fake);
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => fake.close());
 beforeEach(() => {
   clearGradeCache();
   asked.length = 0;
