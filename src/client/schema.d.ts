@@ -1086,6 +1086,24 @@ export interface components {
              * @example casualties
              */
             valence_cue: string;
+            /** @description Present when the optional LLM grader changed the rules' reading: the rules' layer, score and valence, and the graded ones (never more than 2 above the rules' score). */
+            llm?: {
+                model: string;
+                rules: {
+                    /** @enum {string} */
+                    layer: "military" | "cyber" | "economic" | "disaster" | "political" | "criminal" | "health" | "supply_chain";
+                    score: number;
+                    /** @enum {string} */
+                    valence: "crisis" | "update" | "resolution";
+                };
+                graded: {
+                    /** @enum {string} */
+                    layer: "military" | "cyber" | "economic" | "disaster" | "political" | "criminal" | "health" | "supply_chain";
+                    score: number;
+                    /** @enum {string} */
+                    valence: "crisis" | "update" | "resolution";
+                };
+            };
         } | null;
         Event: {
             /**

@@ -10,6 +10,8 @@ import { and, arrayOverlaps, eq, inArray, isNull, or, sql, type SQL } from 'driz
 import { allowWriteTime, queryRows, type Database } from '../db/client';
 import { signals, sources } from '../db/schema';
 import { refreshEventsOfSignals } from '../events/link';
+import type { OutboundFetch } from '../net/outbound';
+import { gradeNewsItems, type LlmGraderConfig } from '../reading/llm';
 import { retractSignal } from '../signals/sync';
 import { moveSignalContribution, readSignalFacts } from './aggregates';
 import { revisionOf, revisionValence } from '../sources/revision';
@@ -339,6 +341,12 @@ export async function readItems(
   return items;
 }
 
+/** The optional LLM grader of news items (src/reading/llm.ts): off unless an LLM is configured. */
+export interface NewsGrader {
+  fetch: OutboundFetch;
+  llm: LlmGraderConfig;
+}
+
 /**
  * Parses one raw feed document with `connector` and ingests it under `source` with no age
  * cut-off (backfill): what the admin ingest endpoint and `sources ingest` do.
@@ -349,6 +357,7 @@ export async function ingestDocument(
   source: SourceRow,
   document: string,
   now: Date = new Date(),
+  grader?: NewsGrader,
 ): Promise<UpstreamResult> {
   let items: SourceItem[];
   const notes: ParseNotes = { unreadLanguage: 0 };
@@ -371,6 +380,8 @@ export async function ingestDocument(
       `The document is not a ${connector.name} feed: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
+  // Connectors are pure: the optional LLM grader re-reads their news items here, on the ingest path.
+  if (grader) items = await gradeNewsItems(items, grader.fetch, grader.llm);
   const result = await ingestSourceItems(db, upstreamSource(source), items, { now });
   await recordParseNotes(db, source.id, notes);
   return result;

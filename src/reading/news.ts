@@ -11,6 +11,12 @@ import { itemLanguage, readNews, type NewsReading } from './read';
 export type Classification = Omit<NewsReading, 'event' | 'gate' | 'score'> & {
   score: number;
   version: number;
+  /** Set when the optional LLM grader (./llm.ts) changed the rules' reading: both readings. */
+  llm?: {
+    model: string;
+    rules: { layer: string; score: number; valence: string };
+    graded: { layer: string; score: number; valence: string };
+  };
 };
 
 /** Bumped when the rules change meaning, so stored readings can be told apart. */

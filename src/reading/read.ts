@@ -122,6 +122,9 @@ export function cyrillicLanguage(text: string): 'ru' | 'uk' {
 }
 
 const PATHS = new Set(gateFile.paths);
+const FORMATS = new Set(gateFile.formats.map((f) => `path: /${f}/`));
+/** A link gate that names a format (a video page) rather than a soft subject. */
+const isFormat = (gate: string): boolean => FORMATS.has(gate);
 const OUTLETS = gateFile.outlets;
 
 /** The gate rule a link trips: a commentary outlet, or a soft section in its path. */
@@ -154,6 +157,9 @@ export function linkGate(link: string | null | undefined): string | null {
   return null;
 }
 
+/** A short dateline or label before a colon: at most four words, no sentence. */
+const LABEL_PREFIX = /^[^:.!?]{2,30}?\s?:\s+/u;
+
 /** The gate of one headline in one language: the reason it is not an event, or null. */
 export function headlineGate(
   rules: Compiled,
@@ -166,10 +172,13 @@ export function headlineGate(
   if (never) return `form: ${never.source}`;
   const hard = anyIn(rules.hard, headline);
   if (hard) return null;
-  const form = rules.forms.find((f) => f.pattern.test(headline.raw));
+  // A dateline or label before a colon ("USA: How…", "Québec : pourquoi…") does not hide the form.
+  const unlabelled = headline.raw.replace(LABEL_PREFIX, '');
+  const form = rules.forms.find((f) => f.pattern.test(headline.raw) || f.pattern.test(unlabelled));
   if (form) return `form: ${form.source}`;
+  // A section is a weaker cue than the headline: a video page headlined with an event kind reports it.
   const byLink = linkGate(link);
-  if (byLink) return byLink;
+  if (byLink && !(isFormat(byLink) && rules.kinds.some((k) => k.terms.some((t) => has(t, headline))))) return byLink;
   const topic = found(rules.topics, text)[0];
   if (topic) return `topic: ${topic}`;
   return null;
@@ -277,7 +286,10 @@ export function readNews(input: NewsInput): NewsReading {
   const layer = readLayer(rules, headline, summary);
   if (!layer || layer.weight < MIN_LAYER_WEIGHT) return notEvent('no layer', language, readAs, NO_CASUALTIES);
   // Topic words without an event ("Covid-19 patients tell their stories") are not a report of one.
-  if (!layer.kind && layer.weight < MIN_WEIGHT_WITHOUT_KIND)
+  // A routine kind (an election held, a trial) is the continuation of politics or justice, not an
+  // event by itself: it needs the layer evidence of an item with no kind.
+  const routine = layer.kind !== null && KINDS[layer.kind]?.valence === 'update';
+  if ((!layer.kind || routine) && layer.weight < MIN_WEIGHT_WITHOUT_KIND)
     return notEvent('no event', language, readAs, NO_CASUALTIES);
   return scored(rules, input, layer, raw, headline, text, language, readAs);
 }

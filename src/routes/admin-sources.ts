@@ -279,7 +279,18 @@ export const adminSourceRoutes = createRouter()
     if (!connector) throw new ApiError(404, 'unknown_connector', `No connector named ${name}.`);
     const document = await c.req.text();
     try {
-      return c.json(await ingestDocument(db, connector, source, document), 200);
+      const { config, fetch } = c.env.deps;
+      const grader = config.BRIEF_LLM_URL
+        ? {
+            fetch,
+            llm: {
+              url: config.BRIEF_LLM_URL,
+              apiKey: config.BRIEF_LLM_API_KEY,
+              model: config.BRIEF_LLM_MODEL,
+            },
+          }
+        : undefined;
+      return c.json(await ingestDocument(db, connector, source, document, new Date(), grader), 200);
     } catch (error) {
       if (error instanceof UnparseableDocumentError) {
         throw new ApiError(400, 'unparseable_document', error.message);

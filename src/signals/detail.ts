@@ -53,6 +53,17 @@ export const ClassificationSchema = z
     score: z.number().openapi({ example: 7.4 }),
     valence: z.enum(VALENCES),
     valence_cue: z.string().openapi({ description: 'What set the valence.', example: 'casualties' }),
+    llm: z
+      .object({
+        model: z.string(),
+        rules: z.object({ layer: z.enum(LAYERS), score: z.number(), valence: z.enum(VALENCES) }),
+        graded: z.object({ layer: z.enum(LAYERS), score: z.number(), valence: z.enum(VALENCES) }),
+      })
+      .optional()
+      .openapi({
+        description:
+          "Present when the optional LLM grader changed the rules' reading: the rules' layer, score and valence, and the graded ones (never more than 2 above the rules' score).",
+      }),
   })
   .openapi('Classification');
 

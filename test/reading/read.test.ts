@@ -38,6 +38,48 @@ describe('the event gate', () => {
     expect(read('Covid-19 survivors share their recovery stories', 'en').event).toBe(false);
   });
 
+  it('reads the form behind a dateline or label ("Country: How…")', () => {
+    expect(read('Freedonia: Wie die Regierung den Haushaltsstreit verschärft', 'de').gate).toMatch(/^form/);
+    expect(read('Freedonia: how the blockade began', 'en').gate).toMatch(/^form/);
+    // a label does not make a report a shell
+    expect(read('Freedonia: artillery shelling hits the border town', 'en').event).toBe(true);
+  });
+
+  it('drops negated events and live blogs', () => {
+    expect(read('Freedonia is not about to invade its neighbour, officials insist', 'en').gate).toMatch(
+      /^form/,
+    );
+    expect(read('Liveblog zum Hochwasser: Pegel steigen weiter', 'de').gate).toMatch(/^form/);
+  });
+
+  it('drops quotation headlines (interviews, features), but not a short quoted word in a report', () => {
+    expect(read("'We rebuilt the school with our own hands': a village after the flood", 'en').gate).toMatch(
+      /^form/,
+    );
+    expect(read('Hochwasser in Freedonia: „Wir haben alles verloren“', 'de').gate).toMatch(/^form/);
+    expect(read('Inondations : « Nous avons tout perdu »', 'fr').gate).toMatch(/^form/);
+    expect(read("'Unjust': Freedonia imposes sanctions on its neighbour", 'en').event).toBe(true);
+  });
+
+  it('lets a video page through when its headline names an event kind, not a soft section', () => {
+    const video = 'https://paper.example/2026/05/01/world/videos/riot-port-city';
+    expect(read('Protests in the port city turn violent', 'en', '', video).event).toBe(true);
+    expect(read('A baker shares her favourite bread', 'en', '', video).gate).toBe('path: /videos/');
+    // a soft subject section still drops an event word used loosely
+    expect(
+      read('Volunteers invade the old harbour for the festival', 'en', '', 'https://paper.example/style/x')
+        .gate,
+    ).toBe('path: /style/');
+  });
+
+  it('does not keep a routine kind (an election held, a trial) on its own', () => {
+    expect(read('Former mayor jailed after police inquiry into expenses', 'en').gate).toBe('no event');
+    // a routine kind with strong layer evidence is still read
+    expect(
+      read('Opposition protests as parliament suspends election and president dissolves cabinet', 'en').event,
+    ).toBe(true);
+  });
+
   it('reads the gate in each language', () => {
     expect(read('Pourquoi la guerre commerciale inquiète les marchés', 'fr').event).toBe(false);
     expect(read('Was wir über den Vulkanausbruch wissen', 'de').event).toBe(false);
