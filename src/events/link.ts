@@ -114,19 +114,20 @@ export function candidateQuery(lookups: CandidateLookup[]): SQL {
       -- Two probes of the btree term index (event_terms_term_time_idx), each a bounded range read
       -- of the newest rows of a term (ORDER BY matches the index, DESC NULLS LAST): by upstream key
       -- ('k:<key>' terms, any layer), then by index term (at most terms x perTerm rows, however
-      -- many events share a word and day). The ids then drive primary-key reads; OFFSET 0 keeps
-      -- the planner from walking events by time instead, which would read the whole window.
+      -- many events share a word and day). The ids then drive one primary-key read each (OFFSET 0
+      -- and the lateral LIMIT 1 keep the planner, without statistics as on PGlite, from scanning
+      -- the layer's events and joining them instead: that reads the whole window).
       (SELECT e.* FROM (SELECT DISTINCT hit.event_id FROM unnest(q.keys) AS k(key)
            CROSS JOIN LATERAL (SELECT t.event_id FROM event_terms t WHERE t.term = 'k:' || k.key
              ORDER BY t.last_seen_at DESC NULLS LAST LIMIT ${NEWS.maxCandidates}) hit OFFSET 0) ids
-         JOIN events e ON e.id = ids.event_id
+         CROSS JOIN LATERAL (SELECT * FROM events e WHERE e.id = ids.event_id LIMIT 1) e
        WHERE e.merged_into IS NULL
        LIMIT ${NEWS.maxCandidates})
       UNION
       (SELECT e.* FROM (SELECT DISTINCT hit.event_id FROM unnest(q.terms) AS w(term)
            CROSS JOIN LATERAL (SELECT t.event_id FROM event_terms t WHERE t.term = w.term
              ORDER BY t.last_seen_at DESC NULLS LAST LIMIT ${NEWS.perTerm}) hit OFFSET 0) ids
-         JOIN events e ON e.id = ids.event_id
+         CROSS JOIN LATERAL (SELECT * FROM events e WHERE e.id = ids.event_id LIMIT 1) e
        WHERE e.merged_into IS NULL AND e.threat_layer = ANY(q.layers)
        ORDER BY e.last_seen_at DESC LIMIT ${NEWS.maxCandidates})) e`;
 }
