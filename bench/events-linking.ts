@@ -6,14 +6,20 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Database } from '../src/db/client';
-import { linkSignals, type LinkInput } from '../src/events/link';
+import { candidateQuery, linkSignals, type CandidateLookup, type LinkInput } from '../src/events/link';
 import { featuresOf, termsOf, headlineWords } from '../src/events/match';
+import { COMPATIBLE_LAYERS, NEWS } from '../src/events/rules';
 
 const STEMS = ['Varna', 'Orva', 'Tessa', 'Marlo', 'Kestre', 'Dunme', 'Halvi', 'Ostra', 'Brenn', 'Calde'];
 const ENDS = ['grad', 'vale', 'ly', 'wick', 'ford', 'mere', 'vik', 'burg', 'ton', 'field', 'holm', 'port'];
 // 120 made-up places: a busy region's towns, so stored events share words and days with the new items.
 const PLACES = STEMS.flatMap((a) => ENDS.map((b) => `${a}${b}`));
-const WHAT = ['drone strike on fuel depot', 'shelling of rail hub', 'missile attack on power plant', 'raid on border post'];
+const WHAT = [
+  'drone strike on fuel depot',
+  'shelling of rail hub',
+  'missile attack on power plant',
+  'raid on border post',
+];
 
 const headline = (i: number) =>
   `${WHAT[i % WHAT.length]} near ${PLACES[i % PLACES.length]} district ${i % 97} leaves damage, officials say`;
@@ -23,7 +29,12 @@ export async function seedCandidateEvents(db: Database, count: number, at: Date)
   for (let start = 0; start < count; start += 2_000) {
     const rows = Array.from({ length: Math.min(2_000, count - start) }, (_, k) => {
       const i = start + k;
-      const text = { title: headline(i), summary: 'Regional officials reported damage overnight.', places: [], actors: [] };
+      const text = {
+        title: headline(i),
+        summary: 'Regional officials reported damage overnight.',
+        places: [],
+        actors: [],
+      };
       const t = at.getTime() - (i % 72) * 3_600_000;
       return {
         id: crypto.randomUUID(),
@@ -36,6 +47,11 @@ export async function seedCandidateEvents(db: Database, count: number, at: Date)
       INSERT INTO events (id, threat_layer, country_codes, first_seen_at, last_seen_at, max_score, signature, terms)
       SELECT v.id, 'military', ARRAY['UA'], v.first, v.first, 5, v.signature, v.terms
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id uuid, first timestamptz, signature jsonb, terms text[])`);
+    await db.execute(sql`
+      INSERT INTO event_terms (term, event_id, last_seen_at)
+      SELECT DISTINCT w.term, v.id, v.first
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id uuid, first timestamptz, terms text[])
+      CROSS JOIN LATERAL unnest(v.terms) AS w(term)`);
   }
 }
 
@@ -58,4 +74,27 @@ export async function linkThroughput(db: Database, count: number, at: Date): Pro
     await linkSignals(tx as unknown as Database, inputs);
   });
   return count / ((performance.now() - started) / 1000);
+}
+
+/** The plan of the candidate lookup of `count` new items (as linkThroughput makes them), run. */
+export async function explainLookup(db: Database, count: number, at: Date): Promise<string> {
+  const lookups: CandidateLookup[] = Array.from({ length: count }, (_, i) => {
+    const t = at.getTime() - (i % 48) * 3_600_000;
+    const text = { title: `${headline(i * 7 + 3)} ${i}`, summary: '', places: [], actors: [] };
+    const window = NEWS.windowDays * 86_400_000;
+    return {
+      i,
+      keys: ['cve:CVE-2026-0001'],
+      terms: termsOf(headlineWords(featuresOf(text)), t - window, t + window, null),
+      layers: [...COMPATIBLE_LAYERS.military],
+    };
+  });
+  // As linking runs it: in a transaction, without JIT (src/events/link.ts).
+  const result = await db.transaction(async (tx) => {
+    await tx.execute(sql`SELECT set_config('jit', 'off', true)`);
+    return (await tx.execute(sql`EXPLAIN (ANALYZE, BUFFERS) ${candidateQuery(lookups)}`)) as unknown as {
+      rows: { 'QUERY PLAN': string }[];
+    };
+  });
+  return result.rows.map((r) => r['QUERY PLAN']).join('\n');
 }

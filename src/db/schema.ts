@@ -212,8 +212,25 @@ export const events = pgTable(
       .where(sql`${t.mergedInto} IS NULL`),
     index('events_countries_idx').using('gin', t.countryCodes),
     index('events_upstream_keys_idx').using('gin', t.upstreamKeys),
-    index('events_terms_idx').using('gin', t.terms),
     index('events_merged_into_idx').on(t.mergedInto),
+  ],
+);
+
+/**
+ * The candidate index of live events, one row per term of `events.terms`. A btree by term and
+ * recency lets a lookup read at most a few newest events per term (`NEWS.perTerm`): a GIN
+ * posting list must be read whole, and grows with every event sharing a name and a day.
+ */
+export const eventTerms = pgTable(
+  'event_terms',
+  {
+    term: text('term').notNull(),
+    eventId: uuid('event_id').notNull(),
+    lastSeenAt: timestamptz('last_seen_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.eventId, t.term] }),
+    index('event_terms_term_time_idx').on(t.term, t.lastSeenAt.desc(), t.eventId),
   ],
 );
 

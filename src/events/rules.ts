@@ -41,6 +41,12 @@ export const NEWS = {
   maxTexts: 5,
   /** Candidate events fetched per new signal (the bound on linking work). */
   maxCandidates: 40,
+  /**
+   * Events read per lookup term (a headline word on one day), newest first: a signal looks up
+   * ~36 terms (4 words over 9 days), so it reads at most ~300 index rows whatever the table holds.
+   * A word shared by more events that day says little alone; the story's other words still meet.
+   */
+  perTerm: 8,
 } as const;
 
 /** Earthquakes from different feeds (USGS, GDACS, EONET) are one event within these limits. */
