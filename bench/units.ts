@@ -61,10 +61,26 @@ for (const [name, make] of Object.entries(TEXTS)) {
 }
 // News-length items (a title and a ~300-character summary), written here, in four languages.
 const NEWS: [string, string, string][] = [
-  ['en', 'Drone strike on {0} kills 12 as {1} denies involvement', 'Officials in {0} said the attack hit a market near the port. {1} and its allies called for calm while talks continue in {2}; aid groups warned that hospitals are running out of fuel and that more families are leaving the city.'],
-  ['fr', 'Manifestations à {0} : la police disperse la foule', "Des milliers de personnes ont défilé dans le centre de {0}. Le gouvernement accuse {1} d'ingérence, tandis que l'opposition réclame des élections anticipées et la libération des militants arrêtés la semaine dernière."],
-  ['ru', 'Удар по {0}: погибли пять человек', 'Власти сообщили, что ракеты попали в жилой дом. В {1} заявили, что переговоры в {2} продолжатся; спасатели работают на месте, эвакуированы десятки жителей соседних домов.'],
-  ['ar', 'قصف على {0} يقتل عشرات المدنيين', 'قالت مصادر محلية إن الغارات استهدفت حيا سكنيا في {0}، فيما دعت {1} إلى وقف فوري لإطلاق النار واستئناف المفاوضات في {2}.'],
+  [
+    'en',
+    'Drone strike on {0} kills 12 as {1} denies involvement',
+    'Officials in {0} said the attack hit a market near the port. {1} and its allies called for calm while talks continue in {2}; aid groups warned that hospitals are running out of fuel and that more families are leaving the city.',
+  ],
+  [
+    'fr',
+    'Manifestations à {0} : la police disperse la foule',
+    "Des milliers de personnes ont défilé dans le centre de {0}. Le gouvernement accuse {1} d'ingérence, tandis que l'opposition réclame des élections anticipées et la libération des militants arrêtés la semaine dernière.",
+  ],
+  [
+    'ru',
+    'Удар по {0}: погибли пять человек',
+    'Власти сообщили, что ракеты попали в жилой дом. В {1} заявили, что переговоры в {2} продолжатся; спасатели работают на месте, эвакуированы десятки жителей соседних домов.',
+  ],
+  [
+    'ar',
+    'قصف على {0} يقتل عشرات المدنيين',
+    'قالت مصادر محلية إن الغارات استهدفت حيا سكنيا في {0}، فيما دعت {1} إلى وقف فوري لإطلاق النار واستئناف المفاوضات في {2}.',
+  ],
 ];
 const PLACES: Record<string, string[]> = {
   en: ['Kharkiv', 'Sudan', 'Gaza', 'Yemen', 'Haiti', 'Kabul', 'Myanmar', 'Goma'],
@@ -75,7 +91,8 @@ const PLACES: Record<string, string[]> = {
 const items = Array.from({ length: 1_000 }, (_, i) => {
   const [lang, title, summary] = NEWS[i % NEWS.length]!;
   const places = PLACES[lang]!;
-  const fill = (text: string) => text.replace(/\{(\d)\}/g, (_m, k: string) => places[(i + Number(k) * 3) % places.length]!);
+  const fill = (text: string) =>
+    text.replace(/\{(\d)\}/g, (_m, k: string) => places[(i + Number(k) * 3) % places.length]!);
   return { lang, title: fill(title), summary: fill(summary) };
 });
 for (const item of items) readPlaces(item.title, item.summary, item.lang);
@@ -83,7 +100,11 @@ const placesMs = await median(5, () => {
   for (const item of items) readPlaces(item.title, item.summary, item.lang);
 });
 record('readPlaces, 1,000 news-length items', placesMs);
-console.log(`${'readPlaces, items per second'.padEnd(58)} ${Math.round(1_000 / (placesMs / 1_000)).toLocaleString('en').padStart(9)}`);
+console.log(
+  `${'readPlaces, items per second'.padEnd(58)} ${Math.round(1_000 / (placesMs / 1_000))
+    .toLocaleString('en')
+    .padStart(9)}`,
+);
 
 // The whole news reading (gate, layer and kind, casualties, score, places) of the same items.
 const readItem = (item: (typeof items)[number]) =>
@@ -93,7 +114,11 @@ const newsMs = await median(5, () => {
   for (const item of items) readItem(item);
 });
 record('readNewsItem (classify), 1,000 news-length items', newsMs);
-console.log(`${'readNewsItem (classify), items per second'.padEnd(58)} ${Math.round(1_000 / (newsMs / 1_000)).toLocaleString('en').padStart(9)}`);
+console.log(
+  `${'readNewsItem (classify), items per second'.padEnd(58)} ${Math.round(1_000 / (newsMs / 1_000))
+    .toLocaleString('en')
+    .padStart(9)}`,
+);
 
 for (const count of [6_000, 100_000]) {
   record(
@@ -132,7 +157,9 @@ hanging.close();
     await seedCandidateEvents(handle.db, events - stored, NOW);
     stored = events;
     const perSecond = await linkThroughput(handle.db, 1_000, NOW);
-    console.log(`${`event linking, 1,000 news items, ${events.toLocaleString('en')} stored events`.padEnd(58)} ${perSecond.toFixed(0).padStart(9)} items/s`);
+    console.log(
+      `${`event linking, 1,000 news items, ${events.toLocaleString('en')} stored events`.padEnd(58)} ${perSecond.toFixed(0).padStart(9)} items/s`,
+    );
     figures.push([`event linking items/s, ${events} stored events`, perSecond]);
   }
   await handle.close();

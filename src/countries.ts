@@ -39,10 +39,9 @@ export interface Country {
  */
 export const COUNTRIES: Readonly<Record<string, Country>> = Object.freeze(
   Object.fromEntries(
-    Object.entries(world.countries as unknown as Record<string, [string, Region | null]>).map(([code, [name, region]]) => [
-      code,
-      Object.freeze({ name, region }),
-    ]),
+    Object.entries(world.countries as unknown as Record<string, [string, Region | null]>).map(
+      ([code, [name, region]]) => [code, Object.freeze({ name, region })],
+    ),
   ),
 );
 

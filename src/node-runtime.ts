@@ -179,8 +179,10 @@ export function adminToken(config: Config): string {
  * start). Never a real Postgres (DATABASE_URL) nor the live database. Returns what it removed.
  */
 export function resetDemoDatabase(config: Config): string {
-  if (config.DATABASE_URL) throw new ConfigError(['--reset-demo resets the embedded demo database; unset DATABASE_URL']);
-  if (config.LIVE_SOURCES) throw new ConfigError(['--reset-demo resets the demo database; unset LIVE_SOURCES']);
+  if (config.DATABASE_URL)
+    throw new ConfigError(['--reset-demo resets the embedded demo database; unset DATABASE_URL']);
+  if (config.LIVE_SOURCES)
+    throw new ConfigError(['--reset-demo resets the demo database; unset LIVE_SOURCES']);
   const dir = join(config.DATA_DIR, 'pglite');
   rmSync(dir, { recursive: true, force: true });
   rmSync(join(config.DATA_DIR, 'demo-key'), { force: true });

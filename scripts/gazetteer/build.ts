@@ -21,7 +21,16 @@ const ADMIN_MIN = 100_000;
 const LANGS = ['en', 'fr', 'es', 'de', 'pt', 'ru', 'uk', 'ar'] as const;
 type Lang = (typeof LANGS)[number];
 /** world-countries' translation keys (ISO 639-3). */
-const WC_LANG: Record<Lang, string | null> = { en: null, fr: 'fra', es: 'spa', de: 'deu', pt: 'por', ru: 'rus', uk: null, ar: 'ara' };
+const WC_LANG: Record<Lang, string | null> = {
+  en: null,
+  fr: 'fra',
+  es: 'spa',
+  de: 'deu',
+  pt: 'por',
+  ru: 'rus',
+  uk: null,
+  ar: 'ara',
+};
 
 interface WorldCountry {
   cca2: string;
@@ -66,7 +75,12 @@ for (const code of [...regionOf.keys()].sort()) {
 // ---- cities: [name, country, lat, lng, capital 0|1], most populous first
 const picked = allCities
   .filter((c) => regionOf.has(c.country))
-  .filter((c) => c.featureCode === 'PPLC' || c.population >= CITY_MIN || (c.featureCode === 'PPLA' && c.population >= ADMIN_MIN))
+  .filter(
+    (c) =>
+      c.featureCode === 'PPLC' ||
+      c.population >= CITY_MIN ||
+      (c.featureCode === 'PPLA' && c.population >= ADMIN_MIN),
+  )
   .sort((a, b) => b.population - a.population);
 const cities: [string, string, number, number, number][] = picked.map((c) => [
   c.name,
@@ -84,7 +98,8 @@ cities.forEach(([name], i) => {
 
 // ---- CLDR time-zone exemplar cities: the only open source of city names in every language
 const zoneCities = (lang: string): Map<string, string> => {
-  const zones = require(`cldr-dates-full/main/${lang}/timeZoneNames.json`).main[lang].dates.timeZoneNames.zone;
+  const zones = require(`cldr-dates-full/main/${lang}/timeZoneNames.json`).main[lang].dates.timeZoneNames
+    .zone;
   const found = new Map<string, string>();
   const walk = (node: Record<string, unknown>, id: string): void => {
     for (const [key, value] of Object.entries(node)) {
@@ -113,7 +128,14 @@ type Kind = 'names' | 'aliases' | 'regions' | 'demonyms' | 'cities' | 'actors';
 const RANK: Record<Kind, number> = { names: 0, aliases: 1, regions: 2, cities: 2, demonyms: 3, actors: 4 };
 
 function buildLanguage(lang: Lang) {
-  const table: Record<Kind, Record<string, string | number>> = { names: {}, aliases: {}, regions: {}, demonyms: {}, cities: {}, actors: {} };
+  const table: Record<Kind, Record<string, string | number>> = {
+    names: {},
+    aliases: {},
+    regions: {},
+    demonyms: {},
+    cities: {},
+    actors: {},
+  };
   const owner = new Map<string, { kind: Kind; value: string | number; display: string } | null>();
   const prefer: Record<string, string> = names.prefer;
   const add = (kind: Kind, display: string, value: string | number): void => {
@@ -129,7 +151,12 @@ function buildLanguage(lang: Lang) {
       if (preferred && (seen.value === preferred || value === preferred)) {
         if (seen.value === preferred) return;
       } else if (RANK[seen.kind] < RANK[kind] || (seen.kind === 'cities' && kind === 'cities')) return;
-      else if (RANK[seen.kind] === RANK[kind] && typeof value === 'string' && typeof seen.value === 'string' && unMember.has(value) !== unMember.has(seen.value)) {
+      else if (
+        RANK[seen.kind] === RANK[kind] &&
+        typeof value === 'string' &&
+        typeof seen.value === 'string' &&
+        unMember.has(value) !== unMember.has(seen.value)
+      ) {
         // "Dutch" is the Netherlands' before Sint Maarten's: a UN member state wins over a territory.
         if (unMember.has(seen.value)) return;
       } else if (RANK[seen.kind] === RANK[kind]) {
@@ -157,7 +184,9 @@ function buildLanguage(lang: Lang) {
     for (const name of local) add('names', name, code);
     if (lang === 'en' && wc)
       // Latin-script spellings only: transliterated native names ("Al-Jumhūrīyah...") never appear in English news.
-      for (const alt of wc.altSpellings) if (/^[A-Za-z .'-]+$/.test(alt) && (alt.length > 3 || /^[A-Z.]{3,}$/.test(alt))) add('aliases', alt, code);
+      for (const alt of wc.altSpellings)
+        if (/^[A-Za-z .'-]+$/.test(alt) && (alt.length > 3 || /^[A-Z.]{3,}$/.test(alt)))
+          add('aliases', alt, code);
     if (wc?.demonyms) {
       const source = lang === 'en' ? wc.demonyms.eng : lang === 'fr' ? wc.demonyms.fra : undefined;
       for (const demonym of new Set([source?.m, source?.f].filter((d): d is string => !!d))) {
@@ -166,9 +195,12 @@ function buildLanguage(lang: Lang) {
       }
     }
   }
-  for (const [alias, code] of Object.entries(names.aliases[lang] ?? {})) add('aliases', alias, code as string);
-  for (const [region, code] of Object.entries(names.regions[lang] ?? {})) add('regions', region, code as string);
-  for (const [demonym, code] of Object.entries(names.demonyms[lang] ?? {})) for (const form of inflect(demonym, lang)) add('demonyms', form, code as string);
+  for (const [alias, code] of Object.entries(names.aliases[lang] ?? {}))
+    add('aliases', alias, code as string);
+  for (const [region, code] of Object.entries(names.regions[lang] ?? {}))
+    add('regions', region, code as string);
+  for (const [demonym, code] of Object.entries(names.demonyms[lang] ?? {}))
+    for (const form of inflect(demonym, lang)) add('demonyms', form, code as string);
   for (const [alias, code] of Object.entries(actors[lang] ?? {})) add('actors', alias, code as string);
 
   // Cities: English GeoNames names in the English table; CLDR and curated names elsewhere.
@@ -186,7 +218,8 @@ function buildLanguage(lang: Lang) {
     else for (const name of [local as string | string[]].flat()) add('cities', name, index);
   }
   if (lang === 'en') {
-    for (const [code, territory] of Object.entries(us.usTerritories)) add('aliases', territory as string, code);
+    for (const [code, territory] of Object.entries(us.usTerritories))
+      add('aliases', territory as string, code);
     for (const state of Object.values(us.usStates)) add('regions', state as string, 'US');
   }
   const { where, speak, cue, stem } = languages[lang];
@@ -225,8 +258,16 @@ for (const lang of LANGS) {
     cities: sortKeys(data.cities),
     actors: sortKeys(data.actors),
   };
-  if (lang === 'en') compact.cities = Object.fromEntries(Object.entries(compact.cities).filter(([name, i]) => cities[i as number]?.[0] !== name));
+  if (lang === 'en')
+    compact.cities = Object.fromEntries(
+      Object.entries(compact.cities).filter(([name, i]) => cities[i as number]?.[0] !== name),
+    );
   writeFileSync(path.join(out, `places.${lang}.json`), `${JSON.stringify(compact)}\n`);
-  console.log(lang, Object.fromEntries(Object.entries(compact).map(([k, v]) => [k, typeof v === 'object' ? Object.keys(v).length : v])));
+  console.log(
+    lang,
+    Object.fromEntries(
+      Object.entries(compact).map(([k, v]) => [k, typeof v === 'object' ? Object.keys(v).length : v]),
+    ),
+  );
 }
 console.log('cities', cities.length, 'zones matched', zoneCity.size);

@@ -48,7 +48,11 @@ export interface Quake {
 
 const QUAKE_WORDS = /\b(?:earthquakes?|quake|seismic|séisme|erdbeben|sismo|terremoto|землетрус\p{L}*)\b/iu;
 /** "M 6.1 - 20 km SSE of …" (USGS), "Magnitude 6.1M" (GDACS), "6.1 Mw" / "6.1 M" (EONET, news). */
-const MAGNITUDE = [/\bM\s?(\d(?:\.\d+)?)\b/, /\bmagnitude[:\s]+(\d(?:\.\d+)?)/i, /\b(\d(?:\.\d+)?)\s?(?:Mw|Mb|Ml|Ms|M)\b/];
+const MAGNITUDE = [
+  /\bM\s?(\d(?:\.\d+)?)\b/,
+  /\bmagnitude[:\s]+(\d(?:\.\d+)?)/i,
+  /\b(\d(?:\.\d+)?)\s?(?:Mw|Mb|Ml|Ms|M)\b/,
+];
 
 /** GDACS publishes after the origin and writes it in its title: "… 26/11/2022 20:00 UTC". */
 const ORIGIN = /\b(\d{2})\/(\d{2})\/(\d{4}) (\d{2}):(\d{2}) UTC\b/;
@@ -89,7 +93,13 @@ export function quakeOf(signal: {
     }
   }
   if (magnitude === null) return null;
-  return { kind: 'earthquake', lat: signal.lat, lng: signal.lng, at: originOf(text) ?? signal.publishedAt.getTime(), magnitude };
+  return {
+    kind: 'earthquake',
+    lat: signal.lat,
+    lng: signal.lng,
+    at: originOf(text) ?? signal.publishedAt.getTime(),
+    magnitude,
+  };
 }
 
 /** Great-circle distance in kilometres. */

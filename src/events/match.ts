@@ -102,7 +102,9 @@ export function actorVeto(a: EventText, b: EventText): boolean {
   const textA = norm(`${a.title} ${a.summary}`);
   const textB = norm(`${b.title} ${b.summary}`);
   const mentioned = (actor: string, text: string) => {
-    const words = norm(actor).split(/\s+/).filter((w) => w.length >= 3);
+    const words = norm(actor)
+      .split(/\s+/)
+      .filter((w) => w.length >= 3);
     return words.length > 0 && words.some((w) => text.includes(w));
   };
   if (a.actors.some((actor) => mentioned(actor, textB))) return false;
@@ -112,9 +114,18 @@ export function actorVeto(a: EventText, b: EventText): boolean {
 
 /** Words naming a kind of disaster, by kind, in the feeds' languages. */
 const HAZARDS: [string, RegExp][] = [
-  ['earthquake', /\b(?:earthquakes?|quakes?|tremors?|aftershocks?|séismes?|seismo|erdbeben|sismos?|terremotos?|землетрус\p{L}*|زلزال)/iu],
-  ['flood', /\b(?:floods?|flooding|inondations?|hochwasser|überschwemmung\p{L}*|inundaç\p{L}+|inundaci\p{L}+|повін\p{L}*|наводнен\p{L}*|فيضان\p{L}*)/iu],
-  ['cyclone', /\b(?:cyclones?|hurricanes?|typhoons?|ouragans?|hurrikan\p{L}*|tai?fun\p{L}*|huracan\p{L}*|furac\p{L}+)/iu],
+  [
+    'earthquake',
+    /\b(?:earthquakes?|quakes?|tremors?|aftershocks?|séismes?|seismo|erdbeben|sismos?|terremotos?|землетрус\p{L}*|زلزال)/iu,
+  ],
+  [
+    'flood',
+    /\b(?:floods?|flooding|inondations?|hochwasser|überschwemmung\p{L}*|inundaç\p{L}+|inundaci\p{L}+|повін\p{L}*|наводнен\p{L}*|فيضان\p{L}*)/iu,
+  ],
+  [
+    'cyclone',
+    /\b(?:cyclones?|hurricanes?|typhoons?|ouragans?|hurrikan\p{L}*|tai?fun\p{L}*|huracan\p{L}*|furac\p{L}+)/iu,
+  ],
   ['wildfire', /\b(?:wildfires?|bushfires?|forest fires?|incendies?|waldbr\p{L}+|incendios?|пожеж\p{L}*)/iu],
   ['eruption', /\b(?:eruptions?|volcano\p{L}*|volcan\p{L}*|vulkan\p{L}*)/iu],
 ];
@@ -201,7 +212,10 @@ export function matchSignal(signal: NewSignal, candidates: readonly CandidateEve
     // The best event is the one cleared by the widest margin: a same-layer story beats an
     // equally similar one that only a compatible layer lets in.
     const margin = score - bar;
-    if (score >= bar && (!best || margin > bestMargin || (margin === bestMargin && byAge(event, best.event) < 0))) {
+    if (
+      score >= bar &&
+      (!best || margin > bestMargin || (margin === bestMargin && byAge(event, best.event) < 0))
+    ) {
       best = { event, rule: 'news', merge: [], similarity: score };
       bestMargin = margin;
     }
@@ -228,7 +242,12 @@ export function headlineWords(features: TextFeatures): string[] {
  * (`w:<word>@<day>`), and for a quake each half hour around its origin (`q@<slot>`). A new
  * signal looks up its words over the window's days, so a lookup only meets events of those days.
  */
-export function termsOf(words: Iterable<string>, fromMs: number, toMs: number, quake: Quake | null): string[] {
+export function termsOf(
+  words: Iterable<string>,
+  fromMs: number,
+  toMs: number,
+  quake: Quake | null,
+): string[] {
   const out = new Set<string>();
   // A long-running event is indexed on its latest days: that is where new reports arrive.
   const last = Math.floor(toMs / DAY);
@@ -246,7 +265,11 @@ export function termsOf(words: Iterable<string>, fromMs: number, toMs: number, q
  * Index words for a disaster's kind in each of its countries (`hz:earthquake:CO`), so reports of
  * one disaster that share no name ("Colombia quake", "in shattered Cali") still meet.
  */
-export function hazardWords(layer: Layer, countries: readonly string[], texts: readonly EventText[]): string[] {
+export function hazardWords(
+  layer: Layer,
+  countries: readonly string[],
+  texts: readonly EventText[],
+): string[] {
   if (layer !== 'disaster') return [];
   const kinds = new Set(texts.flatMap((t) => [...hazardsOf(t)]));
   return [...kinds].flatMap((kind) => countries.slice(0, 5).map((c) => `hz:${kind}:${c}`));
@@ -255,6 +278,9 @@ export function hazardWords(layer: Layer, countries: readonly string[], texts: r
 /** The terms a new signal looks up: its words over the window, its quake's slots. */
 export function lookupTerms(signal: NewSignal): string[] {
   const window = NEWS.windowDays * DAY;
-  const words = [...headlineWords(signal.features), ...hazardWords(signal.threatLayer, signal.countryCodes, [signal.text])];
+  const words = [
+    ...headlineWords(signal.features),
+    ...hazardWords(signal.threatLayer, signal.countryCodes, [signal.text]),
+  ];
   return termsOf(words, signal.publishedAt - window, signal.publishedAt + window, signal.quake);
 }

@@ -33,7 +33,8 @@ export interface TextFeatures {
  * A trailing " - Reuters", " | BBC News", " — The New York Times": a short run of capitalised
  * words after a dash or bar, the way aggregators name the outlet.
  */
-const ATTRIBUTION = /\s+[-–—|]\s+(?:the\s+)?[\p{Lu}\p{N}][\p{L}\p{N}.&'’]*(?:\s+[\p{Lu}\p{N}&][\p{L}\p{N}.&'’]*){0,3}\s*$/u;
+const ATTRIBUTION =
+  /\s+[-–—|]\s+(?:the\s+)?[\p{Lu}\p{N}][\p{L}\p{N}.&'’]*(?:\s+[\p{Lu}\p{N}&][\p{L}\p{N}.&'’]*){0,3}\s*$/u;
 
 /** The headline without the outlet's name appended to it. */
 export function stripAttribution(title: string): string {
@@ -52,7 +53,8 @@ interface Token {
 }
 
 /** Crude cross-language stemming: a long word is known by its first letters (Magdeburg/Magdeburger). */
-const stem = (word: string): string => (word.length > NEWS.stemLength ? word.slice(0, NEWS.stemLength) : word);
+const stem = (word: string): string =>
+  word.length > NEWS.stemLength ? word.slice(0, NEWS.stemLength) : word;
 
 function tokens(text: string): Token[] {
   const out: Token[] = [];
@@ -97,7 +99,8 @@ export function textFeatures(title: string, summary: string): TextFeatures {
   for (const t of all) {
     if (t.number) continue;
     const padded = `_${t.key}_`;
-    for (let i = 0; i + NEWS.gramLength <= padded.length; i++) grams.add(padded.slice(i, i + NEWS.gramLength));
+    for (let i = 0; i + NEWS.gramLength <= padded.length; i++)
+      grams.add(padded.slice(i, i + NEWS.gramLength));
   }
   const headMap = new Map<string, number>();
   for (const t of head) {
@@ -121,7 +124,13 @@ export function textFeatures(title: string, summary: string): TextFeatures {
 }
 
 /** Cosine of two weighted word sets; 0 when they share fewer than `least` words. */
-function cosine(a: Map<string, number>, aNorm: number, b: Map<string, number>, bNorm: number, least = 1): number {
+function cosine(
+  a: Map<string, number>,
+  aNorm: number,
+  b: Map<string, number>,
+  bNorm: number,
+  least = 1,
+): number {
   if (aNorm === 0 || bNorm === 0) return 0;
   const [small, large] = a.size <= b.size ? [a, b] : [b, a];
   let dot = 0;
@@ -173,6 +182,7 @@ export function similarity(a: TextFeatures, b: TextFeatures): number {
     NEWS.mix.words * cosine(a.words, a.wordNorm, b.words, b.wordNorm) +
     NEWS.mix.pairs * dice(a.pairs, b.pairs) +
     NEWS.mix.grams * dice(a.grams, b.grams);
-  const headlines = NEWS.headlineWeight * cosine(a.head, a.headNorm, b.head, b.headNorm, NEWS.headlineMinShared);
+  const headlines =
+    NEWS.headlineWeight * cosine(a.head, a.headNorm, b.head, b.headNorm, NEWS.headlineMinShared);
   return Math.max(whole, headlines);
 }

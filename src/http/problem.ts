@@ -180,8 +180,8 @@ export const notFound = (what = 'resource') =>
  * forged header never writes into an answer and rendering an error never throws.
  */
 function problemOrigin(c: Context): string {
-  const configured = (c.env as { deps?: { config?: { PUBLIC_BASE_URL?: string } } } | undefined)?.deps
-    ?.config?.PUBLIC_BASE_URL;
+  const configured = (c.env as { deps?: { config?: { PUBLIC_BASE_URL?: string } } } | undefined)?.deps?.config
+    ?.PUBLIC_BASE_URL;
   if (configured) return configured.replace(/\/+$/, '');
   try {
     return requestOrigin(c) ?? '';

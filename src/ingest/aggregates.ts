@@ -234,7 +234,12 @@ export async function recountScores(db: Database, ids: string[]): Promise<void> 
   for (const id of ids) {
     const facts = await readSignalFacts(db, id);
     if (!facts) continue;
-    const key = JSON.stringify([hourOf(facts.publishedAt), facts.region, facts.threatLayer, facts.countryCodes]);
+    const key = JSON.stringify([
+      hourOf(facts.publishedAt),
+      facts.region,
+      facts.threatLayer,
+      facts.countryCodes,
+    ]);
     if (done.has(key)) continue;
     done.add(key);
     await moveSignalContribution(db, facts, facts);

@@ -87,7 +87,9 @@ export async function ingestSignals(
       for (const row of rows) {
         ids.push(row.id);
         const item = byUrl.get(row.sourceUrl)!;
-        linking.push(linkInput(row.id, item, extracted.get(row.sourceUrl)!, options.externalIds?.get(row.sourceUrl)));
+        linking.push(
+          linkInput(row.id, item, extracted.get(row.sourceUrl)!, options.externalIds?.get(row.sourceUrl)),
+        );
       }
       await nextTurn();
       await linkEntities(

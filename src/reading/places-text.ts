@@ -58,8 +58,7 @@ function foldUnicode(lower: string): string {
 }
 
 /** Acronyms with dots ("U.S.", "EE.UU.", "EE. UU."), then words with inner hyphens or apostrophes. */
-const WORD =
-  /(?:\p{Lu}{1,2}\.\s?){2,}(?<!\s)|[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:['’][\p{L}\p{M}]+)*/gu;
+const WORD = /(?:\p{Lu}{1,2}\.\s?){2,}(?<!\s)|[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:['’][\p{L}\p{M}]+)*/gu;
 const UPPER = /^\p{Lu}/u;
 const LOWER = /^\p{Ll}/u;
 

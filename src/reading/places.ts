@@ -254,7 +254,9 @@ interface Found {
 
 /** Second halves of English hyphenated modifiers made from a place name. */
 const HYPHEN_MODIFIERS = new Set(
-  'backed led based linked made born owned run controlled funded allied aligned held affiliated sponsored bound flagged registered origin born-and-raised'.split(' '),
+  'backed led based linked made born owned run controlled funded allied aligned held affiliated sponsored bound flagged registered origin born-and-raised'.split(
+    ' ',
+  ),
 );
 
 const SKIP_BEFORE = new Set(
@@ -480,7 +482,8 @@ export function readPlaces(title: string, summary: string, lang: string | null):
   });
 
   // A place that only describes something ("Iran-backed militia") is kept only if nothing else is named.
-  const subjects = (list: Found[]) => (list.some((f) => !f.modifier) ? list.filter((f) => !f.modifier) : list);
+  const subjects = (list: Found[]) =>
+    list.some((f) => !f.modifier) ? list.filter((f) => !f.modifier) : list;
   const title0 = subjects(kept.filter((f) => f.part === 0));
   const summary0 = subjects(kept.filter((f) => f.part === 1));
   const pickWhere = (list: Found[]): Found | undefined => {

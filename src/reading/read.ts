@@ -178,7 +178,8 @@ export function headlineGate(
   if (form) return `form: ${form.source}`;
   // A section is a weaker cue than the headline: a video page headlined with an event kind reports it.
   const byLink = linkGate(link);
-  if (byLink && !(isFormat(byLink) && rules.kinds.some((k) => k.terms.some((t) => has(t, headline))))) return byLink;
+  if (byLink && !(isFormat(byLink) && rules.kinds.some((k) => k.terms.some((t) => has(t, headline)))))
+    return byLink;
   const topic = found(rules.topics, text)[0];
   if (topic) return `topic: ${topic}`;
   return null;

@@ -61,7 +61,7 @@ const ingestRoute = createRoute({
   tags: ['Admin'],
   summary: 'Ingest one raw feed document with a connector',
   description:
-    'The body is one feed document exactly as the feed serves it (GeoJSON, RSS/Atom XML, JSON), up to 10 MiB, any content type. It is parsed with the connector and ingested under `source` (default: the connector\'s first catalogue source, created if missing), with no age cut-off: a backfill keeps old items with their own dates. Known items are duplicates, or revised in place, or retracted (see docs/live-sources.md). A document that does not parse is a 400 `unparseable_document`, and one with more than 5,000 items a 413 `payload_too_large`; neither ingests anything.',
+    "The body is one feed document exactly as the feed serves it (GeoJSON, RSS/Atom XML, JSON), up to 10 MiB, any content type. It is parsed with the connector and ingested under `source` (default: the connector's first catalogue source, created if missing), with no age cut-off: a backfill keeps old items with their own dates. Known items are duplicates, or revised in place, or retracted (see docs/live-sources.md). A document that does not parse is a 400 `unparseable_document`, and one with more than 5,000 items a 413 `payload_too_large`; neither ingests anything.",
   security: adminSecurity,
   middleware: [
     requireAdmin,

@@ -142,7 +142,10 @@ export const adminRoutes = createRouter()
         `At most ${MAX_INGEST_ITEMS} items per request (got ${items.length}); send them in several requests.`,
       );
     }
-    return c.json(await ingestSignals(c.env.deps.db, items.map(cleanIngestText), { now: c.env.deps.now() }), 200);
+    return c.json(
+      await ingestSignals(c.env.deps.db, items.map(cleanIngestText), { now: c.env.deps.now() }),
+      200,
+    );
   })
   .openapi(keyRoute, async (c) => {
     const body = c.req.valid('json');

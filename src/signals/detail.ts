@@ -16,24 +16,19 @@ export const ClassificationSchema = z
       .string()
       .nullable()
       .openapi({ description: 'Language given by the feed or detected.', example: 'en' }),
-    read_as: z
-      .string()
-      .nullable()
-      .openapi({
-        description: 'Language whose rules read the text (null: none of the eight).',
-        example: 'en',
-      }),
+    read_as: z.string().nullable().openapi({
+      description: 'Language whose rules read the text (null: none of the eight).',
+      example: 'en',
+    }),
     layer: z.enum(LAYERS).nullable(),
     kind: z
       .string()
       .nullable()
       .openapi({ description: 'Event kind of the taxonomy.', example: 'mass_casualty_attack' }),
-    matched: z
-      .array(z.string())
-      .openapi({
-        description: 'Rules that decided layer and kind.',
-        example: ['suicide bomb*', 'kind:mass_casualty_attack'],
-      }),
+    matched: z.array(z.string()).openapi({
+      description: 'Rules that decided layer and kind.',
+      example: ['suicide bomb*', 'kind:mass_casualty_attack'],
+    }),
     casualties: z.object({
       dead: z.number().nullable().openapi({ example: 25 }),
       hurt: z.number().nullable().openapi({ example: null }),

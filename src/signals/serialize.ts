@@ -10,15 +10,11 @@ export const EventIdSchema = z.uuid().openapi({
 });
 
 /** How many independent publishers report the signal's event. */
-export const CorroborationSchema = z
-  .number()
-  .int()
-  .min(1)
-  .openapi({
-    description:
-      "How many independent publishers report this signal's event (outlets of one owner count once). 1 means this source alone.",
-    example: 3,
-  });
+export const CorroborationSchema = z.number().int().min(1).openapi({
+  description:
+    "How many independent publishers report this signal's event (outlets of one owner count once). 1 means this source alone.",
+  example: 3,
+});
 
 export const SignalSchema = z
   .object({

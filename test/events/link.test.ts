@@ -52,7 +52,11 @@ const NVD = JSON.stringify({
         descriptions: [{ lang: 'en', value: 'A command injection flaw in Examplesoft Gateway before 4.2.' }],
         metrics: {
           cvssMetricV31: [
-            { source: 'nvd@nist.gov', type: 'Primary', cvssData: { version: '3.1', baseScore: 9.8, baseSeverity: 'CRITICAL' } },
+            {
+              source: 'nvd@nist.gov',
+              type: 'Primary',
+              cvssData: { version: '3.1', baseScore: 9.8, baseSeverity: 'CRITICAL' },
+            },
           ],
         },
       },
@@ -63,7 +67,12 @@ const NVD = JSON.stringify({
 const ORIGIN = Date.parse('2026-11-21T03:12:40Z');
 const USGS = JSON.stringify({
   type: 'FeatureCollection',
-  metadata: { generated: ORIGIN + 3_600_000, title: 'USGS Significant Earthquakes, Past Week', status: 200, count: 1 },
+  metadata: {
+    generated: ORIGIN + 3_600_000,
+    title: 'USGS Significant Earthquakes, Past Week',
+    status: 200,
+    count: 1,
+  },
   features: [
     {
       type: 'Feature',
@@ -127,7 +136,15 @@ const EONET = JSON.stringify({
       closed: null,
       categories: [{ id: 'earthquakes', title: 'Earthquakes' }],
       sources: [{ id: 'USGS_EHP', url: 'https://earthquake.usgs.gov/earthquakes/eventpage/us7000test' }],
-      geometry: [{ magnitudeValue: 6.4, magnitudeUnit: 'Mw', date: '2026-11-21T03:12:40Z', type: 'Point', coordinates: [-71.0, -30.3] }],
+      geometry: [
+        {
+          magnitudeValue: 6.4,
+          magnitudeUnit: 'Mw',
+          date: '2026-11-21T03:12:40Z',
+          type: 'Point',
+          coordinates: [-71.0, -30.3],
+        },
+      ],
     },
   ],
 });
@@ -199,8 +216,16 @@ describe.each(backends)('event linking at ingest on $name', (backend) => {
 
   it('links a CVE in CISA KEV and in NVD into one event, corroborated by two publishers', async () => {
     const now = new Date('2026-11-21T00:00:00Z');
-    await ingestSourceItems(db, await source('CISA Known Exploited Vulnerabilities'), parse('cisa-kev', KEV, context('core', {}, now)));
-    await ingestSourceItems(db, await source('NVD critical CVEs'), parse('nvd', NVD, context('core', {}, now)));
+    await ingestSourceItems(
+      db,
+      await source('CISA Known Exploited Vulnerabilities'),
+      parse('cisa-kev', KEV, context('core', {}, now)),
+    );
+    await ingestSourceItems(
+      db,
+      await source('NVD critical CVEs'),
+      parse('nvd', NVD, context('core', {}, now)),
+    );
     const rows = await rowsOf(db, `%${CVE}%`);
     expect(rows).toHaveLength(2);
     expect(rows[0]!.event_id).toBe(rows[1]!.event_id);
@@ -217,9 +242,21 @@ describe.each(backends)('event linking at ingest on $name', (backend) => {
 
   it('links one earthquake from USGS, GDACS and EONET', async () => {
     const now = new Date('2026-11-21T06:00:00Z');
-    await ingestSourceItems(db, await source('USGS significant earthquakes (past week)'), parse('usgs', USGS, context('core', {}, now)));
-    await ingestSourceItems(db, await source('GDACS alerts'), parse('gdacs', GDACS, context('core', {}, now)));
-    await ingestSourceItems(db, await source('NASA EONET open events (past 7 days)'), parse('eonet', EONET, context('core', {}, now)));
+    await ingestSourceItems(
+      db,
+      await source('USGS significant earthquakes (past week)'),
+      parse('usgs', USGS, context('core', {}, now)),
+    );
+    await ingestSourceItems(
+      db,
+      await source('GDACS alerts'),
+      parse('gdacs', GDACS, context('core', {}, now)),
+    );
+    await ingestSourceItems(
+      db,
+      await source('NASA EONET open events (past 7 days)'),
+      parse('eonet', EONET, context('core', {}, now)),
+    );
     const rows = await queryRows<Row>(
       db,
       sql`SELECT id, source_url, event_id, corroboration FROM signals
@@ -239,7 +276,17 @@ describe.each(backends)('event linking at ingest on $name', (backend) => {
           {
             type: 'Feature',
             id: `us7000${n}`,
-            properties: { mag, place: 'off the coast of Exampleland', time, updated: time, url: `https://earthquake.usgs.gov/earthquakes/eventpage/us7000${n}`, status: 'reviewed', ids: `,us7000${n},`, type: 'earthquake', title: `M ${mag} - off the coast of Exampleland` },
+            properties: {
+              mag,
+              place: 'off the coast of Exampleland',
+              time,
+              updated: time,
+              url: `https://earthquake.usgs.gov/earthquakes/eventpage/us7000${n}`,
+              status: 'reviewed',
+              ids: `,us7000${n},`,
+              type: 'earthquake',
+              title: `M ${mag} - off the coast of Exampleland`,
+            },
             geometry: { type: 'Point', coordinates: [150, lat, 10] },
           },
         ],
@@ -280,13 +327,25 @@ describe.each(backends)('event linking at ingest on $name', (backend) => {
       'Varnagrad fuel depot hit by drones overnight',
     ];
     const items = outlets.map(([name, host], i) =>
-      news(name, host, headlines[i % headlines.length]!, 'Regional officials in Varnagrad said a fuel depot burned for hours after an overnight drone strike.', {
-        published_at: `2026-11-20T0${i}:30:00Z`,
-      }),
+      news(
+        name,
+        host,
+        headlines[i % headlines.length]!,
+        'Regional officials in Varnagrad said a fuel depot burned for hours after an overnight drone strike.',
+        {
+          published_at: `2026-11-20T0${i}:30:00Z`,
+        },
+      ),
     );
-    const other = news('Example Wire', 'wire.example.com', 'Varnagrad council approves new budget for schools', 'The council voted to raise spending on schools.', {
-      threat_layer: 'political',
-    });
+    const other = news(
+      'Example Wire',
+      'wire.example.com',
+      'Varnagrad council approves new budget for schools',
+      'The council voted to raise spending on schools.',
+      {
+        threat_layer: 'political',
+      },
+    );
     const result = await ingestSignals(db, [...items, other]);
     expect(result.accepted).toBe(11);
     const rows = await queryRows<Row>(
@@ -305,20 +364,32 @@ describe.each(backends)('event linking at ingest on $name', (backend) => {
   });
 
   it('raises the event when a later report is graver, and tells sync clients', async () => {
-    const first = news('Example Wire', 'wire.example.com', 'Ferry capsizes on Lake Orvalo, dozens missing', 'A ferry capsized on Lake Orvalo on Sunday with dozens missing.', {
-      threat_layer: 'disaster',
-      country_codes: ['YT'],
-      significance_score: 5,
-    });
+    const first = news(
+      'Example Wire',
+      'wire.example.com',
+      'Ferry capsizes on Lake Orvalo, dozens missing',
+      'A ferry capsized on Lake Orvalo on Sunday with dozens missing.',
+      {
+        threat_layer: 'disaster',
+        country_codes: ['YT'],
+        significance_score: 5,
+      },
+    );
     await ingestSignals(db, [first]);
     const [before] = await rowsOf(db, first.source_url);
     expect(before).toMatchObject({ corroboration: 1, significance_score: 5, event_lead: true });
-    const later = news('Daily Example', 'daily.example.org', 'Lake Orvalo ferry capsizes: death toll rises to 40', 'The death toll of the ferry that capsized on Lake Orvalo rose to 40 on Monday, with dozens missing.', {
-      threat_layer: 'disaster',
-      country_codes: ['YT'],
-      significance_score: 7,
-      published_at: '2026-11-21T08:00:00Z',
-    });
+    const later = news(
+      'Daily Example',
+      'daily.example.org',
+      'Lake Orvalo ferry capsizes: death toll rises to 40',
+      'The death toll of the ferry that capsized on Lake Orvalo rose to 40 on Monday, with dozens missing.',
+      {
+        threat_layer: 'disaster',
+        country_codes: ['YT'],
+        significance_score: 7,
+        published_at: '2026-11-21T08:00:00Z',
+      },
+    );
     await ingestSignals(db, [later]);
     const [a] = await rowsOf(db, first.source_url);
     const [b] = await rowsOf(db, later.source_url);
@@ -326,31 +397,53 @@ describe.each(backends)('event linking at ingest on $name', (backend) => {
     expect(a).toMatchObject({ corroboration: 2, significance_score: 5.25, event_lead: false, base_score: 5 });
     expect(b).toMatchObject({ corroboration: 2, significance_score: 7.25, event_lead: true });
     expect(a!.updated_at > before!.updated_at).toBe(true);
-    expect(await eventOf(db, a!.event_id)).toMatchObject({ max_score: 7, lead_signal_id: b!.id, signal_count: 2 });
+    expect(await eventOf(db, a!.event_id)).toMatchObject({
+      max_score: 7,
+      lead_signal_id: b!.id,
+      signal_count: 2,
+    });
   });
 
   it('merges two events that one report shows to be the same, keeping the older id', async () => {
     const glide = 'FL-2026-000777-MYT';
-    const older = news('Example Wire', 'wire.example.com', `Floods in Orvale district, GLIDE ${glide}`, 'Rivers burst their banks.', {
-      threat_layer: 'disaster',
-      country_codes: ['YT'],
-      published_at: '2026-11-22T06:00:00Z',
-    });
+    const older = news(
+      'Example Wire',
+      'wire.example.com',
+      `Floods in Orvale district, GLIDE ${glide}`,
+      'Rivers burst their banks.',
+      {
+        threat_layer: 'disaster',
+        country_codes: ['YT'],
+        published_at: '2026-11-22T06:00:00Z',
+      },
+    );
     await ingestSignals(db, [older]);
-    const newer = news('Example Times', 'times.example.net', 'Relief convoys reach flooded valleys', 'Aid agencies report convoys arriving.', {
-      threat_layer: 'disaster',
-      country_codes: ['YT'],
-      published_at: '2026-11-22T07:00:00Z',
-    });
+    const newer = news(
+      'Example Times',
+      'times.example.net',
+      'Relief convoys reach flooded valleys',
+      'Aid agencies report convoys arriving.',
+      {
+        threat_layer: 'disaster',
+        country_codes: ['YT'],
+        published_at: '2026-11-22T07:00:00Z',
+      },
+    );
     await ingestSignals(db, [newer], { externalIds: new Map([[newer.source_url, ['eonet:EONET_777']]]) });
     const [o] = await rowsOf(db, older.source_url);
     const [n] = await rowsOf(db, newer.source_url);
     expect(n!.event_id).not.toBe(o!.event_id);
-    const bridge = news('Daily Example', 'daily.example.org', `Orvale floods update (GLIDE ${glide})`, 'Situation report.', {
-      threat_layer: 'disaster',
-      country_codes: ['YT'],
-      published_at: '2026-11-22T09:00:00Z',
-    });
+    const bridge = news(
+      'Daily Example',
+      'daily.example.org',
+      `Orvale floods update (GLIDE ${glide})`,
+      'Situation report.',
+      {
+        threat_layer: 'disaster',
+        country_codes: ['YT'],
+        published_at: '2026-11-22T09:00:00Z',
+      },
+    );
     await ingestSignals(db, [bridge], { externalIds: new Map([[bridge.source_url, ['eonet:EONET_777']]]) });
     const after = await rowsOf(db, '%/story/%');
     const ids = [older, newer, bridge].map((i) => after.find((r) => r.source_url === i.source_url)!.event_id);
@@ -363,14 +456,26 @@ describe.each(backends)('event linking at ingest on $name', (backend) => {
   });
 
   it('refuses to link across layers that cannot share an event', async () => {
-    const a = news('Example Wire', 'wire.example.com', 'Hospital network in Tessaly hit by ransomware attack', 'Hospitals in Tessaly diverted ambulances after ransomware.', {
-      threat_layer: 'cyber',
-      country_codes: ['YT'],
-    });
-    const b = news('Daily Example', 'daily.example.org', 'Hospital network in Tessaly hit by ransomware attack', 'Hospitals in Tessaly diverted ambulances after ransomware.', {
-      threat_layer: 'health',
-      country_codes: ['YT'],
-    });
+    const a = news(
+      'Example Wire',
+      'wire.example.com',
+      'Hospital network in Tessaly hit by ransomware attack',
+      'Hospitals in Tessaly diverted ambulances after ransomware.',
+      {
+        threat_layer: 'cyber',
+        country_codes: ['YT'],
+      },
+    );
+    const b = news(
+      'Daily Example',
+      'daily.example.org',
+      'Hospital network in Tessaly hit by ransomware attack',
+      'Hospitals in Tessaly diverted ambulances after ransomware.',
+      {
+        threat_layer: 'health',
+        country_codes: ['YT'],
+      },
+    );
     await ingestSignals(db, [a, b]);
     const [x] = await rowsOf(db, a.source_url);
     const [y] = await rowsOf(db, b.source_url);

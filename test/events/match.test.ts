@@ -82,7 +82,9 @@ describe('news similarity', () => {
     expect(stripAttribution('Fuel depot near Varnagrad ablaze after drone strike - Reuters')).toBe(
       'Fuel depot near Varnagrad ablaze after drone strike',
     );
-    expect(stripAttribution('Fuel depot near Varnagrad ablaze | The Daily Example')).toBe('Fuel depot near Varnagrad ablaze');
+    expect(stripAttribution('Fuel depot near Varnagrad ablaze | The Daily Example')).toBe(
+      'Fuel depot near Varnagrad ablaze',
+    );
     const a = textFeatures('Fuel depot near Varnagrad ablaze after drone strike - Reuters', '');
     const b = textFeatures('Fuel depot near Varnagrad ablaze after drone strike — Example Wire', '');
     expect(similarity(a, b)).toBeCloseTo(1, 5);
@@ -141,7 +143,12 @@ describe('when news never links', () => {
     );
     expect(actorVeto(a, c)).toBe(false);
     const e = event(a.title, a.summary, { threatLayer: 'economic', countryCodes: ['GB'], texts: [a] });
-    const s = signal(b.title, b.summary, { threatLayer: 'economic', countryCodes: ['GB'], text: b, features: featuresOf(b) });
+    const s = signal(b.title, b.summary, {
+      threatLayer: 'economic',
+      countryCodes: ['GB'],
+      text: b,
+      features: featuresOf(b),
+    });
     expect(similarity(s.features, featuresOf(a))).toBeGreaterThanOrEqual(NEWS.sameLayer);
     expect(matchSignal(s, [e])).toBeNull();
   });
@@ -149,9 +156,20 @@ describe('when news never links', () => {
 
 describe('facts before text', () => {
   it('joins the oldest of the events sharing an upstream key and merges the others into it', () => {
-    const older = event('CVE-2026-1111: Example Router flaw', '', { threatLayer: 'cyber', upstreamKeys: ['cve:CVE-2026-1111'], createdAt: T0 });
-    const newer = event('Unrelated text', '', { threatLayer: 'cyber', upstreamKeys: ['usgs:zz1'], createdAt: T0 + HOUR });
-    const s = signal('Something else entirely', '', { threatLayer: 'cyber', upstreamKeys: ['cve:CVE-2026-1111', 'usgs:zz1'] });
+    const older = event('CVE-2026-1111: Example Router flaw', '', {
+      threatLayer: 'cyber',
+      upstreamKeys: ['cve:CVE-2026-1111'],
+      createdAt: T0,
+    });
+    const newer = event('Unrelated text', '', {
+      threatLayer: 'cyber',
+      upstreamKeys: ['usgs:zz1'],
+      createdAt: T0 + HOUR,
+    });
+    const s = signal('Something else entirely', '', {
+      threatLayer: 'cyber',
+      upstreamKeys: ['cve:CVE-2026-1111', 'usgs:zz1'],
+    });
     const m = matchSignal(s, [newer, older])!;
     expect(m.rule).toBe('upstream_key');
     expect(m.event.id).toBe(older.id);

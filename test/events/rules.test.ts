@@ -30,7 +30,9 @@ describe('publisher families', () => {
     expect(publisherFamily('BBC World', 'https://www.bbc.com/news/world-1')).toBe('bbc');
     expect(publisherFamily('BBC Africa', 'https://www.bbc.co.uk/news/africa-2')).toBe('bbc');
     expect(publisherFamily('Some BBC mirror', 'https://feeds.bbci.co.uk/news/3')).toBe('bbc');
-    expect(publisherFamily('France 24', 'https://www.france24.com/fr/a')).toBe(publisherFamily('RFI', 'https://www.rfi.fr/b'));
+    expect(publisherFamily('France 24', 'https://www.france24.com/fr/a')).toBe(
+      publisherFamily('RFI', 'https://www.rfi.fr/b'),
+    );
   });
 
   it('keeps other outlets apart: by the link host, else the source name', () => {

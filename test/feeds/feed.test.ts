@@ -30,7 +30,6 @@ function parseXml(text: string) {
   return parser.parse(text) as Record<string, any>;
 }
 
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
   let database: DatabaseHandle;

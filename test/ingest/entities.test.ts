@@ -187,7 +187,8 @@ describe('extractEntities', () => {
   });
 
   it('files a country under the name the country table gives the code the place reader reads', () => {
-    const text = 'Rebels advanced in the DRC on Monday. Fighting in Congo displaced thousands, officials in Britain said.';
+    const text =
+      'Rebels advanced in the DRC on Monday. Fighting in Congo displaced thousands, officials in Britain said.';
     const locations = extractEntities(text)
       .filter((e) => e.type === 'location')
       .map((e) => e.name);
@@ -200,7 +201,8 @@ describe('extractEntities', () => {
 
   it('finds cities and regions from the gazetteer under one spelling', () => {
     expect(names('Drones hit Kiev and Kyiv overnight')).toEqual(['Kyiv']);
-    expect(find(extractEntities('Shipping resumed in the Red Sea near Hodeidah.'), 'Red Sea')?.type).toBe('location');
+    expect(find(extractEntities('Shipping resumed in the Red Sea near Hodeidah.'), 'Red Sea')?.type).toBe(
+      'location',
+    );
   });
 });
-

@@ -12,7 +12,7 @@ import {
 import { revisionOf, revisionValence } from '../../src/sources/revision';
 import type { SourceItem } from '../../src/sources/types';
 
-describe('classification rules (the connectors\' door onto src/reading)', () => {
+describe("classification rules (the connectors' door onto src/reading)", () => {
   it('reads layer, kind-based score and valence', () => {
     // ransomware on a hospital: kind ransomware_critical 6.5, community −0.5
     expect(classify('Ransomware gang hacks hospital network', '', 'community')).toMatchObject({
