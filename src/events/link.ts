@@ -7,7 +7,6 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/client';
-import { recountScores } from '../ingest/aggregates';
 import type { ExtractedEntity } from '../ingest/entities';
 import type { Layer } from '../vocab';
 import { publisherFamily, quakeOf, upstreamKeys, type Quake } from './keys';
@@ -437,7 +436,6 @@ export async function refreshEvents(db: Database, eventIds: string[]): Promise<v
     }
     const eventRows: object[] = [];
     const memberRows: object[] = [];
-    const rescored: string[] = [];
     for (const [eventId, list] of byEvent) {
       const liveMembers = list.filter((m) => !m.retracted);
       const families = [
@@ -461,7 +459,6 @@ export async function refreshEvents(db: Database, eventIds: string[]): Promise<v
         const score = m.retracted ? Number(m.score) : corroboratedScore(Number(m.base), count);
         if (isLead !== m.event_lead || count !== m.corroboration || score !== Number(m.score))
           memberRows.push({ id: m.id, lead: isLead, corroboration: count, score });
-        if (score !== Number(m.score)) rescored.push(m.id);
       }
     }
     await db.execute(sql`
@@ -478,8 +475,6 @@ export async function refreshEvents(db: Database, eventIds: string[]): Promise<v
           updated_at = now()
         FROM jsonb_to_recordset(${JSON.stringify(memberRows)}::jsonb) AS v(id uuid, lead boolean, corroboration int, score float8)
         WHERE s.id = v.id`);
-      // The hourly and daily aggregates sum scores: a rescored member's hours are recounted.
-      await recountScores(db, rescored);
     }
   }
 }

@@ -21,7 +21,7 @@ export async function foldSignals(db: Database, ids: string[]): Promise<void> {
       INSERT INTO ${table} AS h
         (bucket, country, threat_layer, signal_count, primary_count, score_sum, score_max, crisis_count)
       SELECT date_trunc(${unit}, s.published_at), c.code, s.threat_layer, count(*), count(*) FILTER (WHERE c.ord = 1),
-             sum(s.significance_score), max(s.significance_score), count(*) FILTER (WHERE s.signal_valence = 'crisis')
+             sum(coalesce(s.base_score, s.significance_score)), max(coalesce(s.base_score, s.significance_score)), count(*) FILTER (WHERE s.signal_valence = 'crisis')
       FROM signals s, unnest(s.country_codes) WITH ORDINALITY AS c(code, ord)
       WHERE s.id IN ${ids} AND s.retracted_at IS NULL
       GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
@@ -123,7 +123,7 @@ export async function moveSignalContribution(
     );
     await db.execute(sql`
       INSERT INTO signal_hourly (bucket, region, threat_layer, signal_count, score_sum, score_max, crisis_count, anomaly_count)
-      SELECT ${bucket}::timestamptz, ${region}, ${layer}, count(*), sum(significance_score), max(significance_score),
+      SELECT ${bucket}::timestamptz, ${region}, ${layer}, count(*), sum(coalesce(base_score, significance_score)), max(coalesce(base_score, significance_score)),
              count(*) FILTER (WHERE signal_valence = 'crisis'), count(*) FILTER (WHERE is_anomaly)
       FROM signals
       WHERE ${hour(bucket)} AND coalesce(region, '') = ${region} AND threat_layer = ${layer} AND retracted_at IS NULL
@@ -137,7 +137,7 @@ export async function moveSignalContribution(
       INSERT INTO signal_country_hourly
         (bucket, country, threat_layer, signal_count, primary_count, score_sum, score_max, crisis_count)
       SELECT ${bucket}::timestamptz, ${country}, ${layer}, count(*), count(*) FILTER (WHERE country_codes[1] = ${country}),
-             sum(significance_score), max(significance_score), count(*) FILTER (WHERE signal_valence = 'crisis')
+             sum(coalesce(base_score, significance_score)), max(coalesce(base_score, significance_score)), count(*) FILTER (WHERE signal_valence = 'crisis')
       FROM signals
       WHERE ${hour(bucket)} AND country_codes @> ARRAY[${country}]::text[] AND threat_layer = ${layer}
         AND retracted_at IS NULL
@@ -195,13 +195,13 @@ export async function rebuildAggregates(db: Database): Promise<void> {
     );
     await tx.execute(sql`
       INSERT INTO signal_hourly (bucket, region, threat_layer, signal_count, score_sum, score_max, crisis_count, anomaly_count)
-      SELECT date_trunc('hour', published_at), coalesce(region, ''), threat_layer, count(*), sum(significance_score),
-             max(significance_score), count(*) FILTER (WHERE signal_valence = 'crisis'), count(*) FILTER (WHERE is_anomaly)
+      SELECT date_trunc('hour', published_at), coalesce(region, ''), threat_layer, count(*), sum(coalesce(base_score, significance_score)),
+             max(coalesce(base_score, significance_score)), count(*) FILTER (WHERE signal_valence = 'crisis'), count(*) FILTER (WHERE is_anomaly)
       FROM signals WHERE retracted_at IS NULL GROUP BY 1, 2, 3`);
     await tx.execute(sql`
       INSERT INTO signal_country_hourly (bucket, country, threat_layer, signal_count, primary_count, score_sum, score_max, crisis_count)
       SELECT date_trunc('hour', s.published_at), c.code, s.threat_layer, count(*), count(*) FILTER (WHERE c.ord = 1),
-             sum(s.significance_score), max(s.significance_score), count(*) FILTER (WHERE s.signal_valence = 'crisis')
+             sum(coalesce(s.base_score, s.significance_score)), max(coalesce(s.base_score, s.significance_score)), count(*) FILTER (WHERE s.signal_valence = 'crisis')
       FROM signals s, unnest(s.country_codes) WITH ORDINALITY AS c(code, ord)
       WHERE s.retracted_at IS NULL GROUP BY 1, 2, 3`);
     await tx.execute(sql`
@@ -222,26 +222,4 @@ export async function rebuildAggregates(db: Database): Promise<void> {
                                 FROM signals WHERE retracted_at IS NULL GROUP BY source_id) agg ON agg.source_id = s.id
       WHERE sources.id = s.id`);
   });
-}
-
-/**
- * Recomputes the aggregate rows of signals whose score changed in place (an event's
- * corroboration term): their counts stay, the sums and maxima of their hours and days follow.
- * One recount per distinct hour, place and layer.
- */
-export async function recountScores(db: Database, ids: string[]): Promise<void> {
-  const done = new Set<string>();
-  for (const id of ids) {
-    const facts = await readSignalFacts(db, id);
-    if (!facts) continue;
-    const key = JSON.stringify([
-      hourOf(facts.publishedAt),
-      facts.region,
-      facts.threatLayer,
-      facts.countryCodes,
-    ]);
-    if (done.has(key)) continue;
-    done.add(key);
-    await moveSignalContribution(db, facts, facts);
-  }
 }

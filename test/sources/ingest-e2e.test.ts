@@ -202,7 +202,8 @@ describe.each(backends)('connector ingest end to end on $name', (backend) => {
       sql`
       WITH truth AS (
         SELECT date_trunc('hour', published_at) AS bucket, coalesce(region, '') AS region, threat_layer,
-          count(*)::int AS n, sum(significance_score) AS total, max(significance_score) AS top,
+          count(*)::int AS n, sum(coalesce(base_score, significance_score)) AS total,
+          max(coalesce(base_score, significance_score)) AS top,
           (count(*) FILTER (WHERE signal_valence = 'crisis'))::int AS crisis
         FROM signals GROUP BY 1, 2, 3)
       SELECT * FROM truth t FULL JOIN signal_hourly h
