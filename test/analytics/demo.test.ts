@@ -55,7 +55,9 @@ describe('analytics on the demo data', () => {
     const body = await get('/api/v1/clusters');
     expect(body.data.length).toBeGreaterThan(10);
     const leads = body.data.slice(0, 10).map((c: any) => {
-      expect(c.signal_count).toBeGreaterThanOrEqual(5);
+      // Clusters count events, and the demo tells each story through several outlets (one event):
+      // a top cluster still gathers several distinct events.
+      expect(c.signal_count).toBeGreaterThanOrEqual(3);
       expect(c.top_entities[0].signal_count / c.signal_count).toBeGreaterThan(0.5);
       return `${c.threat_layer}:${c.top_entities[0].name}`;
     });
