@@ -325,6 +325,16 @@ async function writeEvents(
     terms: eventTerms(e),
     fresh: created.has(e.id),
   }));
+  // Every event this batch changes, merged-away ones too, is locked in id order before any
+  // write: concurrent ingests that touch the same events then queue instead of deadlocking.
+  const locked = [
+    ...new Set([...touched.filter((e) => !created.has(e.id)).map((e) => e.id), ...mergedInto.keys()]),
+  ];
+  if (locked.length > 0) {
+    await db.execute(sql`
+      SELECT id FROM events WHERE id IN (SELECT jsonb_array_elements_text(${JSON.stringify(locked)}::jsonb)::uuid)
+      ORDER BY id FOR UPDATE`);
+  }
   for (let i = 0; i < rows.length; i += CHUNK) {
     const part = JSON.stringify(rows.slice(i, i + CHUNK));
     // New events get placeholder counts: refreshEvents computes them from the members.
@@ -336,10 +346,14 @@ async function writeEvents(
       FROM jsonb_to_recordset(${part}::jsonb) AS v(id uuid, threat_layer text, country_codes text[],
         first_seen_at timestamptz, last_seen_at timestamptz, upstream_keys text[], signature jsonb, terms text[], fresh boolean)
       ORDER BY v.id
-      ON CONFLICT (id) DO UPDATE SET country_codes = excluded.country_codes,
-        first_seen_at = excluded.first_seen_at, last_seen_at = excluded.last_seen_at,
-        upstream_keys = excluded.upstream_keys, signature = excluded.signature, terms = excluded.terms,
-        updated_at = now()`);
+      ON CONFLICT (id) DO UPDATE SET
+        -- Candidates are read without a lock: facts a concurrent ingest added since are kept.
+        country_codes = excluded.country_codes
+          || ARRAY(SELECT c FROM unnest(e.country_codes) c WHERE c <> ALL(excluded.country_codes)),
+        first_seen_at = least(e.first_seen_at, excluded.first_seen_at),
+        last_seen_at = greatest(e.last_seen_at, excluded.last_seen_at),
+        upstream_keys = ARRAY(SELECT DISTINCT k FROM unnest(e.upstream_keys || excluded.upstream_keys) k ORDER BY k),
+        signature = excluded.signature, terms = excluded.terms, updated_at = now()`);
     // The candidate index follows the event's terms. Its time is the event's latest publication as
     // written here: refreshEvents may later narrow it (a retraction), which only reorders candidates.
     await db.execute(sql`

@@ -68,7 +68,7 @@ export async function ingestSignals(
 
   const inserted = await db.transaction(async (tx) => {
     await allowWriteTime(tx);
-    const sourceIds = await upsertSources(tx as unknown as Database, items);
+    const { ids: sourceIds, fills } = await upsertSources(tx as unknown as Database, items);
     const ids: string[] = [];
     const linking: LinkInput[] = [];
     for (const part of chunks(items)) {
@@ -100,9 +100,11 @@ export async function ingestSignals(
     if (ids.length > 0) {
       const derive = items.filter((item) => item.is_anomaly === undefined).map((i) => i.source_url);
       await flagAnomalies(tx as unknown as Database, ids, new Set(derive));
-      await updateAggregates(tx as unknown as Database, ids);
       await linkSignals(tx as unknown as Database, linking);
     }
+    // Last: the counters are rows every ingest shares (a layer's total, a source's count), so
+    // their locks are held only for the commit, not through linking.
+    await updateAggregates(tx as unknown as Database, ids, fills);
     return ids.length;
   });
   result.accepted = inserted;
@@ -172,39 +174,66 @@ export function batchSources(items: IngestItem[]): Map<string, IngestItem['sourc
   return byName;
 }
 
+/** A known source's url or language the batch fills in (it had none). */
+interface SourceFill {
+  id: string;
+  url: string | null;
+  language: string | null;
+}
+
 /**
- * Creates unknown sources (tier `discovered` unless given) and returns ids by name. A source
- * that exists keeps its tier; a missing url or language is filled in, never overwritten.
+ * Creates unknown sources (tier `discovered` unless given) and returns ids by name, with the
+ * gaps of known sources to fill (`updateAggregates` fills them: a source that exists keeps its
+ * tier; a missing url or language is filled in, never overwritten). Nothing here locks a row
+ * that exists: every ingest of a feed shares its source, and a lock taken here would be held
+ * through linking to the commit, queueing concurrent ingests behind each other.
  */
-async function upsertSources(db: Database, items: IngestItem[]): Promise<Map<string, string>> {
-  const byName = batchSources(items);
+async function upsertSources(
+  db: Database,
+  items: IngestItem[],
+): Promise<{ ids: Map<string, string>; fills: SourceFill[] }> {
   const ids = new Map<string, string>();
-  // Upserts lock rows in the order given; one global order (by name) keeps concurrent ingests
-  // that share sources from deadlocking each other.
-  const ordered = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const fills: SourceFill[] = [];
+  // New rows are inserted in one global order (by name), so concurrent ingests creating the
+  // same sources wait for each other without deadlocking.
+  const ordered = [...batchSources(items).values()].sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
+  const read = (names: string[]) =>
+    db
+      .select({ id: sources.id, name: sources.name, url: sources.url, language: sources.language })
+      .from(sources)
+      .where(inArray(sources.name, names));
   for (const part of chunks(ordered)) {
-    const rows = await db
-      .insert(sources)
-      .values(
-        part.map((s) => ({
-          name: s.name,
-          url: s.url ?? null,
-          tier: s.tier ?? 'discovered',
-          language: s.language ?? null,
-        })),
-      )
-      .onConflictDoUpdate({
-        target: sources.name,
-        // Fills gaps only, and makes RETURNING also yield the ids of sources that already exist.
-        set: {
-          url: sql`coalesce(${sources.url}, excluded.url)`,
-          language: sql`coalesce(${sources.language}, excluded.language)`,
-        },
-      })
-      .returning({ id: sources.id, name: sources.name });
-    for (const row of rows) ids.set(row.name, row.id);
+    const known = new Map((await read(part.map((s) => s.name))).map((row) => [row.name, row]));
+    const missing = part.filter((s) => !known.has(s.name));
+    if (missing.length > 0) {
+      const created = await db
+        .insert(sources)
+        .values(
+          missing.map((s) => ({
+            name: s.name,
+            url: s.url ?? null,
+            tier: s.tier ?? 'discovered',
+            language: s.language ?? null,
+          })),
+        )
+        .onConflictDoNothing({ target: sources.name })
+        .returning({ id: sources.id, name: sources.name });
+      for (const row of created) ids.set(row.name, row.id);
+      // Created by a concurrent ingest meanwhile: read back, as a known source.
+      const raced = missing.filter((s) => !ids.has(s.name)).map((s) => s.name);
+      if (raced.length > 0) for (const row of await read(raced)) known.set(row.name, row);
+    }
+    for (const source of part) {
+      const row = known.get(source.name);
+      if (!row) continue;
+      ids.set(source.name, row.id);
+      if ((!row.url && source.url) || (!row.language && source.language))
+        fills.push({ id: row.id, url: source.url ?? null, language: source.language ?? null });
+    }
   }
-  return ids;
+  return { ids, fills };
 }
 
 /** Links each new signal to the entities extracted from it (before the transaction). */
@@ -222,16 +251,24 @@ async function linkEntities(db: Database, found: { id: string; entities: Extract
   const orderedEntities = [...distinct.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, e]) => e);
+  // Known entities are only read (a lock on a shared entity would be held to the commit); new
+  // ones are inserted, and one a concurrent ingest inserted first is read back.
   for (const part of chunks(orderedEntities)) {
     const rows = await db
       .insert(entities)
       .values(part)
-      .onConflictDoUpdate({
-        target: [entities.normalized, entities.type],
-        set: { name: sql`${entities.name}` },
-      })
+      .onConflictDoNothing({ target: [entities.normalized, entities.type] })
       .returning({ id: entities.id, type: entities.type, normalized: entities.normalized });
     for (const row of rows) entityIds.set(`${row.type}:${row.normalized}`, row.id);
+    const unseen = part.filter((e) => !entityIds.has(`${e.type}:${e.normalized}`));
+    if (unseen.length === 0) continue;
+    const known = await queryRows<{ id: string; type: string; normalized: string }>(
+      db,
+      sql`SELECT e.id, e.type, e.normalized FROM entities e
+          JOIN jsonb_to_recordset(${JSON.stringify(unseen)}::jsonb) AS v(type text, normalized text)
+            ON e.type = v.type AND e.normalized = v.normalized`,
+    );
+    for (const row of known) entityIds.set(`${row.type}:${row.normalized}`, row.id);
   }
   const links = found.flatMap(({ id, entities: list }) =>
     list.map((e) => ({
@@ -273,12 +310,26 @@ async function flagAnomalies(db: Database, ids: string[], deriveUrls: Set<string
 }
 
 /** Folds new signals into the hourly buckets, source coverage and source counters. */
-async function updateAggregates(db: Database, ids: string[]) {
+async function updateAggregates(db: Database, ids: string[], fills: SourceFill[]) {
+  // The batch's sources are locked in id order first (an UPDATE … FROM takes its rows in no set
+  // order, and concurrent ingests share sources), then their gaps are filled.
+  await db.execute(sql`
+    SELECT id FROM sources
+    WHERE id IN (SELECT source_id FROM signals
+                 WHERE id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid))
+       OR id IN (SELECT v.id FROM jsonb_to_recordset(${JSON.stringify(fills)}::jsonb) AS v(id uuid))
+    ORDER BY id FOR NO KEY UPDATE`);
+  if (fills.length > 0) {
+    await db.execute(sql`
+      UPDATE sources SET url = coalesce(sources.url, v.url), language = coalesce(sources.language, v.language)
+      FROM jsonb_to_recordset(${JSON.stringify(fills)}::jsonb) AS v(id uuid, url text, language text)
+      WHERE sources.id = v.id`);
+  }
   for (const part of chunks(ids)) {
     await db.execute(sql`
       INSERT INTO signal_hourly AS h (bucket, region, threat_layer, signal_count, score_sum, score_max, crisis_count, anomaly_count)
       SELECT date_trunc('hour', published_at), coalesce(region, ''), threat_layer, count(*),
-             sum(significance_score), max(significance_score),
+             sum(coalesce(base_score, significance_score)), max(coalesce(base_score, significance_score)),
              count(*) FILTER (WHERE signal_valence = 'crisis'), count(*) FILTER (WHERE is_anomaly)
       FROM signals WHERE id IN ${part}
       GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
