@@ -3,11 +3,8 @@
  * `scheduled` handler dispatches from the CI Postgres, reached through the Neon driver and the
  * test WebSocket bridge, to a receiver on loopback.
  */
-import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { migrate } from 'drizzle-orm/neon-serverless/migrator';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +17,7 @@ import { FIXTURE } from '../support/fixture';
 import { createKey } from '../support/harness';
 import { configureNeon, startNeonBridge, type NeonBridge } from '../support/neon-bridge';
 import { createScratchDatabase, testDatabaseUrl, type ScratchDatabase } from '../support/services';
+import { buildWorker } from '../worker/workerd';
 import { startReceiver, type Receiver } from './receiver';
 
 const SECRET = 'workerd-secret-0123456789';
@@ -34,11 +32,8 @@ describe.skipIf(!testDatabaseUrl())('the webhook Worker in workerd', () => {
   const encryptionKey = generateEncryptionKey();
 
   beforeAll(async () => {
-    outdir = mkdtempSync(join(tmpdir(), 'webhooks-worker-'));
-    execFileSync('npx', ['wrangler', 'deploy', '--dry-run', '--env', 'cron', '--outdir', outdir], {
-      env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
-      stdio: 'pipe',
-    });
+    const build = buildWorker('cron');
+    outdir = build.dir;
     bridge = await startNeonBridge();
     configureNeon(bridge.port);
     scratch = await createScratchDatabase(testDatabaseUrl()!);
@@ -46,7 +41,7 @@ describe.skipIf(!testDatabaseUrl())('the webhook Worker in workerd', () => {
     await migrate(database.db as never, { migrationsFolder: MIGRATIONS_FOLDER });
     receiver = await startReceiver();
     mf = new Miniflare({
-      modules: [{ type: 'ESModule', path: join(outdir, 'cron.js') }],
+      modules: [{ type: 'ESModule', path: build.main }],
       modulesRoot: outdir,
       compatibilityDate: '2026-04-20',
       compatibilityFlags: ['nodejs_compat'],
