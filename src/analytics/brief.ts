@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import { COUNTRIES } from '../countries';
 import { queryRows, type Database } from '../db/client';
+import { askJson, type ChatEndpoint } from '../net/chat';
 import { OutboundError, type OutboundFetch } from '../net/outbound';
 import { theaterWeight } from './formulas';
 import { HOUR_MS, iso, windowOf } from './sql';
@@ -253,10 +254,7 @@ export const LlmBriefSchema = z
   })
   .strict();
 
-export interface LlmConfig {
-  url: string;
-  apiKey?: string;
-  model?: string;
+export interface LlmConfig extends ChatEndpoint {
   timeoutMs?: number;
 }
 
@@ -270,10 +268,6 @@ Every signal_ids entry must be an id from the input. key_entities names must com
 
 /** The most of an LLM answer read; a brief is a few KB of JSON. */
 const LLM_ANSWER_CAP_BYTES = 1024 * 1024;
-
-/** The chat-completions endpoint: the configured URL, or `<url>/chat/completions` for a base URL. */
-const completionsUrl = (url: string) =>
-  /\/chat\/completions\/?$/.test(url) ? url : `${url.replace(/\/+$/, '')}/chat/completions`;
 
 /**
  * Asks an OpenAI-compatible chat-completions endpoint to write the brief, within a time limit.
@@ -296,32 +290,15 @@ export async function llmBrief(fetcher: OutboundFetch, llm: LlmConfig, data: Bri
     })),
     entities: data.entities,
   };
-  const response = await fetcher(completionsUrl(llm.url), {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      ...(llm.apiKey ? { Authorization: `Bearer ${llm.apiKey}` } : {}),
-    },
-    body: JSON.stringify({
-      model: llm.model ?? 'gpt-4o-mini',
-      temperature: 0.2,
-      response_format: { type: 'json_object' },
-      messages: [
-        { role: 'system', content: SYSTEM_PROMPT },
-        { role: 'user', content: JSON.stringify(input) },
-      ],
-    }),
-    redirect: 'manual',
-    timeoutMs: llm.timeoutMs ?? BRIEF.llmTimeoutMs,
-    maxBodyBytes: LLM_ANSWER_CAP_BYTES,
-    signal: AbortSignal.timeout(llm.timeoutMs ?? BRIEF.llmTimeoutMs),
+  const timeoutMs = llm.timeoutMs ?? BRIEF.llmTimeoutMs;
+  const answer = await askJson(fetcher, llm, {
+    system: SYSTEM_PROMPT,
+    user: JSON.stringify(input),
+    temperature: 0.2,
+    timeoutMs,
+    maxBytes: LLM_ANSWER_CAP_BYTES,
   });
-  if (!response.ok) throw new Error(`LLM answered HTTP ${response.status}`);
-  const completion = (await response.json()) as { choices?: { message?: { content?: unknown } }[] };
-  const content = completion.choices?.[0]?.message?.content;
-  if (typeof content !== 'string') throw new Error('LLM answer has no message content');
-  const stripped = content.replace(/^\s*```(?:json)?\s*|\s*```\s*$/g, '');
-  const parsed = LlmBriefSchema.parse(JSON.parse(stripped));
+  const parsed = LlmBriefSchema.parse(answer);
 
   const ids = new Set(given.map((s) => s.id));
   const cited = [...parsed.active_theaters, ...parsed.emerging_threats].flatMap((x) => x.signal_ids);

@@ -8,14 +8,12 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from '@hono/zod-openapi';
+import { askJson, DEFAULT_MODEL, type ChatEndpoint } from '../net/chat';
 import type { OutboundFetch } from '../net/outbound';
 import type { SourceItem } from '../sources/types';
 import { LAYERS, VALENCES } from '../vocab';
 
-export interface LlmGraderConfig {
-  url: string;
-  apiKey?: string;
-  model?: string;
+export interface LlmGraderConfig extends ChatEndpoint {
   /** Per-request limit. */
   timeoutMs?: number;
   /** At most this many items graded per document (the rest keep the rules' reading). */
@@ -55,40 +53,20 @@ const SYSTEM_PROMPT = `You grade one news item for a threat-signal stream, as an
 Answer with one JSON object and nothing else: {"layer": one of ${LAYERS.join(', ')}, "severity": number 0-10, "valence": one of ${VALENCES.join(', ')}}.
 Severity: ~3 routine event, ~5 notable, ~6 serious, >= 8 major crisis (mass casualties, invasion, catastrophic disaster).`;
 
-const completionsUrl = (url: string) =>
-  /\/chat\/completions\/?$/.test(url) ? url : `${url.replace(/\/+$/, '')}/chat/completions`;
-
 async function askGrade(
   fetcher: OutboundFetch,
   llm: LlmGraderConfig,
   text: string,
   timeoutMs: number,
 ): Promise<Grade> {
-  const response = await fetcher(completionsUrl(llm.url), {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      ...(llm.apiKey ? { Authorization: `Bearer ${llm.apiKey}` } : {}),
-    },
-    body: JSON.stringify({
-      model: llm.model ?? 'gpt-4o-mini',
-      temperature: 0,
-      response_format: { type: 'json_object' },
-      messages: [
-        { role: 'system', content: SYSTEM_PROMPT },
-        { role: 'user', content: text },
-      ],
-    }),
-    redirect: 'manual',
+  const answer = await askJson(fetcher, llm, {
+    system: SYSTEM_PROMPT,
+    user: text,
+    temperature: 0,
     timeoutMs,
-    maxBodyBytes: ANSWER_CAP_BYTES,
-    signal: AbortSignal.timeout(timeoutMs),
+    maxBytes: ANSWER_CAP_BYTES,
   });
-  if (!response.ok) throw new Error(`LLM answered HTTP ${response.status}`);
-  const completion = (await response.json()) as { choices?: { message?: { content?: unknown } }[] };
-  const content = completion.choices?.[0]?.message?.content;
-  if (typeof content !== 'string') throw new Error('LLM answer has no message content');
-  return GradeSchema.parse(JSON.parse(content.replace(/^\s*```(?:json)?\s*|\s*```\s*$/g, '')));
+  return GradeSchema.parse(answer);
 }
 
 /** The item with the grade applied within the guardrails, and the change recorded in its classification. */
@@ -145,7 +123,7 @@ export async function gradeNewsItems(
         // The rules' reading stands.
       }
     }
-    out.push(grade ? applyGrade(item, grade, llm.model ?? 'gpt-4o-mini') : item);
+    out.push(grade ? applyGrade(item, grade, llm.model ?? DEFAULT_MODEL) : item);
   }
   return out;
 }
