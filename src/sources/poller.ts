@@ -1,5 +1,5 @@
 import type { Deps } from '../deps';
-import { ingestSourceItems, readItems, recordParseNotes, type UpstreamResult } from '../ingest/upstream';
+import { ingestSourceItems, readItems, recordParseNotes, type UpstreamResult } from './upstream';
 import { failureKind, OutboundError, TRUNCATED_HEADER } from '../net/outbound';
 import type { SourceTier } from '../vocab';
 import { TooManyItemsError } from './common';

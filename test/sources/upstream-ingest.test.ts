@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
 import type { DatabaseHandle } from '../../src/db/client';
-import { ingestSourceItems, type UpstreamSource } from '../../src/ingest/upstream';
+import { ingestSourceItems, type UpstreamSource } from '../../src/sources/upstream';
 import { seedCatalogue, sourceByName } from '../../src/sources/store';
 import { CATALOGUE } from '../../src/sources/catalogue';
 import { dispatchWebhooks } from '../../src/webhooks/dispatch';
