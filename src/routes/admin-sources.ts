@@ -20,7 +20,7 @@ import {
   updateSource,
   type SourceRow,
   type SourceSettings,
-} from '../sources/store';
+} from '../sources/rows';
 import { CONNECTOR_NAMES, type ConnectorName } from '../sources/types';
 import { AdminSourceSchema, CreateSourceSchema, UpdateSourceSchema } from '../sources/schemas';
 import type { SourceTier } from '../vocab';

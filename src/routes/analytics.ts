@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { etag } from 'hono/etag';
 import { compoundCrises, selectCrises, type WindowType } from '../analytics/crises';
 import { listSnapshots } from '../analytics/snapshots';
-import { listSources } from '../analytics/sources';
+import { listSources } from '../analytics/source-stats';
 import { platformStats } from '../analytics/stats';
 import { trending } from '../analytics/trending';
 import { DAY_MS, windowOf } from '../analytics/sql';

@@ -22,7 +22,7 @@ import {
   sourceView,
   updateSource,
   type SourceRow,
-} from './store';
+} from './rows';
 import type { ConnectorName } from './types';
 
 /** Bad arguments: the CLI prints the message and the usage, and exits 2. */

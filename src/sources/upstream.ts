@@ -15,7 +15,7 @@ import { gradeNewsItems, type LlmGraderConfig } from '../reading/llm';
 import { retractSignal } from '../signals/sync';
 import { moveSignalContribution, readSignalFacts } from '../ingest/aggregates';
 import { revisionOf, revisionValence } from './revision';
-import type { SourceRow } from './store';
+import type { SourceRow } from './rows';
 import { TooManyItemsError } from './common';
 import type { Connector, ParseContext, ParseNotes, SourceItem } from './types';
 import type { SourceTier } from '../vocab';

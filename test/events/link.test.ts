@@ -4,7 +4,7 @@ import { queryRows, type Database, type DatabaseHandle } from '../../src/db/clie
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { ingestSourceItems, upstreamSource } from '../../src/sources/upstream';
 import { CATALOGUE } from '../../src/sources/catalogue';
-import { seedCatalogue, sourceByName } from '../../src/sources/store';
+import { seedCatalogue, sourceByName } from '../../src/sources/rows';
 import { backends } from '../support/harness';
 import { context, parse } from '../sources/support';
 

@@ -13,7 +13,7 @@ import { sources } from '../../src/db/schema';
 import { ingestDocument } from '../../src/sources/upstream';
 import { detectLanguage } from '../../src/sources/common';
 import { connectorFor } from '../../src/sources/registry';
-import { seedCatalogue } from '../../src/sources/store';
+import { seedCatalogue } from '../../src/sources/rows';
 import { context, parse } from './support';
 
 const MiB = 1024 * 1024;

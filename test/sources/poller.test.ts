@@ -14,7 +14,7 @@ import { nodeDeps } from '../../src/node-runtime';
 import { CATALOGUE } from '../../src/sources/catalogue';
 import { dueSources, ensureCatalogue, MAX_BACKOFF_MS, pollBackoffMs } from '../../src/sources/poll-state';
 import { pollSource, type IngestSourceItems } from '../../src/sources/poller';
-import type { SourceRow } from '../../src/sources/store';
+import type { SourceRow } from '../../src/sources/rows';
 import { memoryStore } from '../../src/store/memory';
 import { memoryLogger, testPglite } from '../support/harness';
 import { startFeedServer, type FeedServer } from './feed-server';
