@@ -3,7 +3,7 @@ import { BRIEF, watchBrief } from '../analytics/brief';
 import { WindowSchema } from '../analytics/schemas';
 import { access } from '../http/auth';
 import { cached, CACHE_TTL } from '../http/cache';
-import { createRouter, errors, security } from '../http/openapi';
+import { answers, createRouter, errors, security } from '../http/openapi';
 
 const ids = z.array(z.string()).openapi({ description: 'Signals this item rests on.' });
 
@@ -63,6 +63,7 @@ const briefRoute = createRoute({
     'Written by the configured LLM (strict JSON, validated, 5 s limit), else by a heuristic over the same data; `generator` says which. Cached 15 minutes.',
   security,
   middleware: [access('key')] as const,
+  ...answers({ cached: true }),
   responses: {
     200: { description: 'The brief.', content: { 'application/json': { schema: BriefSchema } } },
     ...errors(401, 429, 503),

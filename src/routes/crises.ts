@@ -3,7 +3,7 @@ import { compoundCrises, selectCrises, type WindowType } from '../analytics/cris
 import { LayerSchema, RegionSchema, WindowSchema } from '../analytics/schemas';
 import { access } from '../http/auth';
 import { cached, CACHE_TTL } from '../http/cache';
-import { createRouter, errors, security } from '../http/openapi';
+import { answers, createRouter, errors, security } from '../http/openapi';
 import { intParam, numberParam } from '../http/params';
 
 const CrisisSchema = z
@@ -40,6 +40,7 @@ const crisesRoute = createRoute({
     'Countries where 2 or more layers each reach severity 5 with at least 3 signals, per window (`acute` 7 days, `chronic` 30 days). Cached 5 minutes.',
   security,
   middleware: [access('key')] as const,
+  ...answers({ cached: true }),
   request: {
     query: z.object({
       window_type: z

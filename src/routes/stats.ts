@@ -5,7 +5,7 @@ import { DAY_MS, windowOf } from '../analytics/sql';
 import { platformStats } from '../analytics/stats';
 import { access } from '../http/auth';
 import { cached, CACHE_TTL } from '../http/cache';
-import { createRouter, errors } from '../http/openapi';
+import { answers, createRouter, errors } from '../http/openapi';
 import { SOURCE_TIERS } from '../vocab';
 
 const StatsSchema = z
@@ -41,6 +41,7 @@ const statsRoute = createRoute({
   description:
     'Signal volumes, sources by tier, language coverage and layer breakdown. Public; cached 10 minutes.',
   middleware: [access('public'), etag()] as const,
+  ...answers({ cached: true }),
   responses: {
     200: { description: 'The statistics.', content: { 'application/json': { schema: StatsSchema } } },
     304: { description: 'Not modified: `If-None-Match` matched the `ETag`.' },

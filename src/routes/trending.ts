@@ -3,7 +3,7 @@ import { LayerSchema, RegionSchema, WindowSchema } from '../analytics/schemas';
 import { trending } from '../analytics/trending';
 import { access } from '../http/auth';
 import { cached, CACHE_TTL } from '../http/cache';
-import { createRouter, errors, security } from '../http/openapi';
+import { answers, createRouter, errors, security } from '../http/openapi';
 
 const trendFields = {
   spike_ratio: z
@@ -38,6 +38,7 @@ const trendingRoute = createRoute({
     'Top 8 layers and top 8 countries (primary country) by spike ratio of the last 6 hours against the 7 days before. Cached 10 minutes.',
   security,
   middleware: [access('key')] as const,
+  ...answers({ cached: true }),
   responses: {
     200: {
       description: 'Trending entries with the counts behind each ratio.',
