@@ -6,7 +6,6 @@ import { createRouter } from './http/openapi';
 import { ApiError, invalidRequest, problemResponse } from './http/problem';
 import { allowedMethods } from './http/methods';
 import { observe } from './http/observe';
-import { EDGE_CACHED_PATHS, edgeCache } from './http/edge-cache';
 import { securityHeaders } from './http/security';
 import { isStatementTimeout, isUnavailable, isUntranslatableText } from './http/unavailable';
 import { isDatetimeError } from './signals/timestamps';
@@ -123,7 +122,6 @@ export function createApp() {
 
   app.use('*', observe);
   app.use('*', securityHeaders);
-  for (const path of EDGE_CACHED_PATHS) app.use(path, edgeCache());
 
   app.route('/', systemRoutes);
   app.route('/', signalRoutes);

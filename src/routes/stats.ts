@@ -5,6 +5,7 @@ import { DAY_MS, windowOf } from '../analytics/sql';
 import { platformStats } from '../analytics/stats';
 import { access } from '../http/auth';
 import { cached, CACHE_TTL } from '../http/cache';
+import { edgeCache } from '../http/edge-cache';
 import { answers, createRouter, errors } from '../http/openapi';
 import { SOURCE_TIERS } from '../vocab';
 
@@ -40,7 +41,7 @@ const statsRoute = createRoute({
   summary: 'Platform statistics',
   description:
     'Signal volumes, sources by tier, language coverage and layer breakdown. Public; cached 10 minutes.',
-  middleware: [access('public'), etag()] as const,
+  middleware: [edgeCache(), access('public'), etag()] as const,
   ...answers({ cached: true }),
   responses: {
     200: { description: 'The statistics.', content: { 'application/json': { schema: StatsSchema } } },
