@@ -6,7 +6,6 @@ import { createRouter } from './http/openapi';
 import { ApiError, invalidRequest, problemResponse } from './http/problem';
 import { allowedMethods } from './http/methods';
 import { observe } from './http/observe';
-import { EDGE_CACHED_PATHS, edgeCache } from './http/edge-cache';
 import { securityHeaders } from './http/security';
 import { isStatementTimeout, isUnavailable, isUntranslatableText } from './http/unavailable';
 import { isDatetimeError } from './signals/timestamps';
@@ -15,15 +14,21 @@ import { adminRoutes } from './routes/admin';
 import { adminWebhookRoutes } from './routes/admin-webhooks';
 import { adminSourceRoutes } from './routes/admin-sources';
 import { docsRoutes, errorsRoutes } from './routes/docs';
-import { analyticsRoutes } from './routes/analytics';
-import { insightRoutes } from './routes/insights';
+import { briefRoutes } from './routes/brief';
+import { clusterRoutes } from './routes/clusters';
+import { crisisRoutes } from './routes/crises';
 import { embedRoutes } from './routes/embed';
+import { entityRoutes } from './routes/entity';
 import { eventRoutes } from './routes/events';
 import { exportRoutes } from './routes/export';
 import { feedRoutes } from './routes/feed';
 import { keyRoutes } from './routes/keys';
 import { signalRoutes } from './routes/signals';
+import { snapshotRoutes } from './routes/snapshots';
+import { sourceRoutes } from './routes/sources';
+import { statsRoutes } from './routes/stats';
 import { systemRoutes } from './routes/system';
+import { trendingRoutes } from './routes/trending';
 import { webhookRoutes } from './routes/webhooks';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -117,7 +122,6 @@ export function createApp() {
 
   app.use('*', observe);
   app.use('*', securityHeaders);
-  for (const path of EDGE_CACHED_PATHS) app.use(path, edgeCache());
 
   app.route('/', systemRoutes);
   app.route('/', signalRoutes);
@@ -127,8 +131,14 @@ export function createApp() {
   app.route('/', webhookRoutes);
   app.route('/', adminWebhookRoutes);
   app.route('/', adminSourceRoutes);
-  app.route('/', analyticsRoutes);
-  app.route('/', insightRoutes);
+  app.route('/', snapshotRoutes);
+  app.route('/', sourceRoutes);
+  app.route('/', trendingRoutes);
+  app.route('/', crisisRoutes);
+  app.route('/', statsRoutes);
+  app.route('/', clusterRoutes);
+  app.route('/', entityRoutes);
+  app.route('/', briefRoutes);
   app.route('/', feedRoutes);
   app.route('/', exportRoutes);
   app.route('/', embedRoutes);

@@ -3,16 +3,6 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../deps';
 import { ifNoneMatchHits } from './etag';
 
-/** The public cached reads served from the Workers edge cache (hot public reads never reach the database): one route pattern each. */
-export const EDGE_CACHED_PATHS = [
-  '/api/v1/stats',
-  '/api/v1/clusters',
-  '/api/v1/feed',
-  '/embed',
-  '/embed/data',
-  '/api/export',
-] as const;
-
 /** The part of the Workers Cache API used here (`caches.default`). */
 export interface EdgeCache {
   match(request: Request): Promise<Response | undefined>;
@@ -49,7 +39,8 @@ const carriesCredentials = (request: Request) =>
  * edge without reaching the database or the store (`X-Edge-Cache: HIT`, `Server-Timing` db 0).
  * Only anonymous GETs whose answer is a `public` 200 are kept; a matching `If-None-Match` gets
  * a 304. A hit skips the per-IP limit, which exists to protect the database. On Node there is
- * no `caches.default` and the middleware passes every request through.
+ * no `caches.default` and the middleware passes every request through. A public cached read
+ * opts in by putting it first in its route's `middleware`, before `access`.
  */
 export function edgeCache(given?: EdgeCache): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

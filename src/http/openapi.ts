@@ -113,6 +113,25 @@ export const pagination = (
 
 export const security: Array<Record<string, string[]>> = [{ ApiKey: [] }, { Bearer: [] }];
 
+/** What a route's 200 carries besides its body, each documented as response headers. */
+export interface AnswerTraits {
+  /** Comes from the shared value cache (`cached` in http/cache.ts): `Cache-Control`, `Age`, `X-Cache`. */
+  cached?: boolean;
+  /** Is a named download: `Content-Disposition`. */
+  download?: boolean;
+  /** As CSV, carries the next page's cursor in `X-Next-Cursor`. */
+  csvCursor?: boolean;
+}
+
+const TRAITS_FIELD = 'x-answer-traits' as const;
+
+/**
+ * Declares a route's answer traits in its definition; `completeDocument` turns them into
+ * headers and drops the field, so it never reaches the document.
+ * @example createRoute({ method: 'get', path: '/api/v1/trending', ...answers({ cached: true }), ... })
+ */
+export const answers = (traits: AnswerTraits) => ({ [TRAITS_FIELD]: traits });
+
 /* ------------------------------------------------------------------------------------------ */
 /* Completing the generated document                                                           */
 /* ------------------------------------------------------------------------------------------ */
@@ -202,19 +221,6 @@ const RATE_LIMIT_HEADERS = [
   'X-RateLimit-Reset',
   'X-RateLimit-Tier',
 ];
-
-/**
- * Operations whose 200 comes from the shared value cache (`cached` in http/cache.ts), with
- * `Cache-Control`, `Age` and `X-Cache`; and those that send a download name or a CSV cursor.
- */
-const CACHED_OPERATIONS = new Set([
-  'get /api/v1/trending',
-  'get /api/v1/compound-crises',
-  'get /api/v1/brief',
-  'get /api/v1/stats',
-]);
-const DOWNLOAD_OPERATIONS = new Set(['get /api/v1/signals', 'get /api/export']);
-const CSV_CURSOR_OPERATIONS = new Set(['get /api/v1/signals']);
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
   System: 'Liveness and data freshness.',
@@ -457,7 +463,7 @@ export function completeDocument<T extends object>(generated: T): T {
     for (const method of HTTP_METHODS) {
       const operation = item[method];
       if (!operation) continue;
-      completeOperation(`${method} ${path}`, operation, method, path);
+      completeOperation(operation, method, path);
       for (const tag of operation.tags ?? []) tags.add(tag);
     }
   }
@@ -472,7 +478,9 @@ export function completeDocument<T extends object>(generated: T): T {
   return doc as unknown as T;
 }
 
-function completeOperation(key: string, operation: Operation, method: string, path: string): void {
+function completeOperation(operation: Operation, method: string, path: string): void {
+  const traits = (operation[TRAITS_FIELD] ?? {}) as AnswerTraits;
+  delete operation[TRAITS_FIELD];
   operation.operationId ??= operationIdFor(method, path);
   operation.tags = operation.tags?.length ? operation.tags : ['Documentation'];
   const admin = (operation.security ?? []).some((requirement) => 'AdminToken' in requirement);
@@ -509,12 +517,11 @@ function completeOperation(key: string, operation: Operation, method: string, pa
       headers.ETag = headerRef('ETag');
       headers['Cache-Control'] = headerRef('Cache-Control');
     }
-    if (code === 200 && CACHED_OPERATIONS.has(key)) {
+    if (code === 200 && traits.cached) {
       for (const name of ['Cache-Control', 'Age', 'X-Cache']) headers[name] = headerRef(name);
     }
-    if (code === 200 && DOWNLOAD_OPERATIONS.has(key))
-      headers['Content-Disposition'] = headerRef('Content-Disposition');
-    if (code === 200 && CSV_CURSOR_OPERATIONS.has(key)) headers['X-Next-Cursor'] = headerRef('X-Next-Cursor');
+    if (code === 200 && traits.download) headers['Content-Disposition'] = headerRef('Content-Disposition');
+    if (code === 200 && traits.csvCursor) headers['X-Next-Cursor'] = headerRef('X-Next-Cursor');
     response.headers = { ...headers, ...response.headers };
   }
 }

@@ -1,4 +1,4 @@
-import type { KeyRecord } from './service';
+import type { KeyRecord } from './record';
 
 /**
  * In-process cache of active key records by key hash, so a hot authenticated request does not

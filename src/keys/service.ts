@@ -6,18 +6,11 @@ import { accounts, apiKeys } from '../db/schema';
 import type { KeyTier } from '../vocab';
 import { forgetKeys, REVOKED_FLAG_TTL_SECONDS, revokedFlag } from './cache';
 import { generateKey, hashKey, keyPrefix } from './key';
+import type { KeyRecord } from './record';
 import { deleteRevokedKeysWebhooks } from '../webhooks/service';
 
 /** Active keys an account may hold at once. */
 export const MAX_ACTIVE_KEYS = 10;
-
-export interface KeyRecord {
-  keyId: string;
-  accountId: string;
-  prefix: string;
-  tier: KeyTier;
-  revoked: boolean;
-}
 
 /** The key and its account's tier by key hash, in one query; null when unknown. */
 export async function findKeyByHash(db: Database, keyHash: string): Promise<KeyRecord | null> {

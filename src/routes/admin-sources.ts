@@ -4,7 +4,7 @@ import { requireAdmin } from '../http/admin';
 import { createRouter, errors } from '../http/openapi';
 import { ApiError, invalidRequest, type FieldError } from '../http/problem';
 import { feedUrlProblem } from '../webhooks/guard';
-import { ingestDocument, UnparseableDocumentError } from '../ingest/upstream';
+import { ingestDocument, UnparseableDocumentError } from '../sources/upstream';
 import { MAX_DOCUMENT_ITEMS, TooManyItemsError } from '../sources/common';
 import { connectorFor } from '../sources/registry';
 import {
@@ -20,7 +20,7 @@ import {
   updateSource,
   type SourceRow,
   type SourceSettings,
-} from '../sources/store';
+} from '../sources/rows';
 import { CONNECTOR_NAMES, type ConnectorName } from '../sources/types';
 import { AdminSourceSchema, CreateSourceSchema, UpdateSourceSchema } from '../sources/schemas';
 import type { SourceTier } from '../vocab';

@@ -13,6 +13,7 @@ import {
 import { recentSignals } from '../feeds/recent';
 import { access } from '../http/auth';
 import { publicBaseUrl } from '../http/base-url';
+import { edgeCache } from '../http/edge-cache';
 import { cachedPublicRead, canonicalQuery, publicCacheKey } from '../http/etag';
 import { createRouter, errors } from '../http/openapi';
 import { countryParam, distinctParam, intParam, layersParam } from '../http/params';
@@ -76,7 +77,7 @@ const widgetRoute = createRoute({
   summary: 'Embeddable widget of recent signals',
   description:
     'A server-rendered HTML page for an `<iframe>`: the newest signals of the last `hours`, refreshed in place every 2 minutes. Any page may frame it, `file:` and `about:blank` included: its Content-Security-Policy has no `frame-ancestors` (only its own hashed script and style, requests only to its own origin), and it sends no X-Frame-Options and no cookies. An error (a bad parameter, a rate limit) is answered with a small HTML page saying why, with the same status. Public (per-IP limit); `ETag`/304 (the 304 carries the same policy).',
-  middleware: [access('public')] as const,
+  middleware: [edgeCache(), access('public')] as const,
   request: { query: WidgetQuery },
   responses: {
     200: { description: 'The widget page.', content: { 'text/html': { schema: z.string() } } },
@@ -95,7 +96,7 @@ const widgetDataRoute = createRoute({
   tags: ['Embed'],
   summary: "The widget's refresh data",
   description: 'The entries `/embed` shows for the same selection, as JSON; the widget polls it. `ETag`/304.',
-  middleware: [access('public')] as const,
+  middleware: [edgeCache(), access('public')] as const,
   request: { query: SelectionQuery },
   responses: {
     200: {

@@ -1,7 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { access } from '../http/auth';
+import { edgeCache } from '../http/edge-cache';
 import { cachedPublicRead, canonicalQuery, publicCacheKey } from '../http/etag';
-import { createRouter, errors } from '../http/openapi';
+import { answers, createRouter, errors } from '../http/openapi';
 import { countryParam, distinctParam, layerParam, numberParam, valenceParam } from '../http/params';
 import { csvHeaders, signalsCsv } from '../signals/csv';
 import { GEOJSON_CONTENT_TYPE, geoJsonCollection, SignalFeatureSchema } from '../signals/geojson';
@@ -60,7 +61,8 @@ const exportRoute = createRoute({
   tags: ['Feeds and exports'],
   summary: 'Export signals as CSV, JSON or GeoJSON',
   description: `Up to ${EXPORT_MAX_ROWS} signals in the order of /api/v1/signals (score, then newest), as a download. CSV is RFC 4180 (header row, CRLF, UTF-8) with the same columns as /api/v1/signals?format=csv; array fields are joined with \`;\` and text cells that would start with \`= + - @\` get a leading \`'\`. Public under the per-IP limit; sends a strong \`ETag\` and answers \`If-None-Match\` with 304.`,
-  middleware: [access('public')] as const,
+  middleware: [edgeCache(), access('public')] as const,
+  ...answers({ download: true }),
   request: { query: ExportQuery },
   responses: {
     200: {

@@ -3,6 +3,7 @@ import { FEED_CONTENT_TYPES, FEED_FORMATS, renderFeed } from '../feeds/build';
 import { recentSignals } from '../feeds/recent';
 import { access } from '../http/auth';
 import { publicBaseUrl } from '../http/base-url';
+import { edgeCache } from '../http/edge-cache';
 import { cachedPublicRead, canonicalQuery, publicCacheKey } from '../http/etag';
 import { createRouter, errors } from '../http/openapi';
 import { intParam } from '../http/params';
@@ -82,7 +83,7 @@ const feedRoute = createRoute({
   tags: ['Feeds and exports'],
   summary: 'Signals as RSS, Atom or JSON Feed',
   description: `The newest signals matching the filters of /api/v1/signals, newest first. Each item links to the original source (a public page; the signal id is its guid \`urn:uuid:<id>\`), and has its threat layer, score, valence and countries as categories (RSS \`domain\`, Atom \`scheme\` \`urn:signal-intel:<facet>\`, JSON Feed tags \`<facet>:<value>\` plus a \`_signal\` extension). Public; sends a strong \`ETag\` and answers \`If-None-Match\` with 304; rendered feeds are shared for ${FEED_MAX_AGE} s.`,
-  middleware: [access('public', { queryKey: true })] as const,
+  middleware: [edgeCache(), access('public', { queryKey: true })] as const,
   request: { query: FeedQuery },
   responses: {
     200: {

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { access } from '../http/auth';
-import { createRouter, errors, pagination, PaginationSchema, security } from '../http/openapi';
+import { answers, createRouter, errors, pagination, PaginationSchema, security } from '../http/openapi';
 import {
   bboxParam,
   booleanParam,
@@ -129,6 +129,7 @@ const listRoute = createRoute({
     'Signals ordered by significance score (desc), then publication time (desc), then id, so pages are stable; with `updated_since`, by change time then id. Page with `cursor` (`pagination.next_cursor`) to any depth.',
   security,
   middleware: [access('key')] as const,
+  ...answers({ download: true, csvCursor: true }),
   request: { query: ListQuery },
   responses: {
     200: {

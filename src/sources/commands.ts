@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config';
 import type { Database } from '../db/client';
-import { ingestDocument, UnparseableDocumentError } from '../ingest/upstream';
+import { ingestDocument, UnparseableDocumentError } from './upstream';
 import { feedUrlProblem } from '../webhooks/guard';
 import { pollNow } from './poll-command';
 import { connectorFor } from './registry';
@@ -22,7 +22,7 @@ import {
   sourceView,
   updateSource,
   type SourceRow,
-} from './store';
+} from './rows';
 import type { ConnectorName } from './types';
 
 /** Bad arguments: the CLI prints the message and the usage, and exits 2. */

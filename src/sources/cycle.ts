@@ -1,9 +1,9 @@
-import { ingestSourceItems } from '../ingest/upstream';
+import { ingestSourceItems } from './upstream';
 import { dispatchWebhooks, type DispatchOptions } from '../webhooks/dispatch';
 import type { DispatchSummary } from '../webhooks/schemas';
 import { dueSources } from './poll-state';
 import { pollSource, type IngestSourceItems, type PollDeps, type PollOutcome } from './poller';
-import { sourceByName } from './store';
+import { sourceByName } from './rows';
 
 const MINUTE = 60_000;
 /** The cron runs every 5 minutes: one run polls and dispatches within 4. */

@@ -1,7 +1,7 @@
 import { and, asc, eq, isNotNull, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { sources } from '../db/schema';
-import { seedCatalogue, type SourceRow } from './store';
+import { seedCatalogue, type SourceRow } from './rows';
 
 const MINUTE = 60_000;
 /** Longest wait after failures, unless the source's own interval is longer (KEV: daily). */

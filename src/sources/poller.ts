@@ -1,10 +1,10 @@
 import type { Deps } from '../deps';
-import { ingestSourceItems, readItems, recordParseNotes, type UpstreamResult } from '../ingest/upstream';
+import { ingestSourceItems, readItems, recordParseNotes, type UpstreamResult } from './upstream';
 import { failureKind, OutboundError, TRUNCATED_HEADER } from '../net/outbound';
 import type { SourceTier } from '../vocab';
 import { TooManyItemsError } from './common';
 import { claimSource, recordFailure, recordSuccess } from './poll-state';
-import type { SourceRow } from './store';
+import type { SourceRow } from './rows';
 import { connectorFor } from './registry';
 import {
   ConnectorError,

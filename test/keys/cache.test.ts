@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cachedKey, forgetKeys, rememberKey } from '../../src/keys/cache';
-import type { KeyRecord } from '../../src/keys/service';
+import type { KeyRecord } from '../../src/keys/record';
 
 const T0 = Date.parse('2026-11-22T00:00:00Z');
 let n = 0;

@@ -2,10 +2,10 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
 import { queryRows } from '../../src/db/client';
-import { ingestSourceItems, type UpstreamSource } from '../../src/ingest/upstream';
+import { ingestSourceItems, type UpstreamSource } from '../../src/sources/upstream';
 import { isCalendarTime, isDatetimeError } from '../../src/signals/timestamps';
 import type { SourceItem } from '../../src/sources/types';
-import { seedCatalogue, sourceByName } from '../../src/sources/store';
+import { seedCatalogue, sourceByName } from '../../src/sources/rows';
 import { FIXTURE } from '../support/fixture';
 import { admin, backends, createKey, json, startTestApp, type TestApp } from '../support/harness';
 

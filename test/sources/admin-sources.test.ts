@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import type { DatabaseHandle } from '../../src/db/client';
 import { sources } from '../../src/db/schema';
 import { CATALOGUE } from '../../src/sources/catalogue';
-import { seedCatalogue } from '../../src/sources/store';
+import { seedCatalogue } from '../../src/sources/rows';
 import { admin, backends, createKey, startTestApp, type TestApp } from '../support/harness';
 import { fixture } from './support';
 

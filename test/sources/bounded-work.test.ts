@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
 import { pgliteDatabase } from '../../src/db/node';
 import { sources } from '../../src/db/schema';
-import { ingestDocument } from '../../src/ingest/upstream';
+import { ingestDocument } from '../../src/sources/upstream';
 import { detectLanguage } from '../../src/sources/common';
 import { connectorFor } from '../../src/sources/registry';
-import { seedCatalogue } from '../../src/sources/store';
+import { seedCatalogue } from '../../src/sources/rows';
 import { context, parse } from './support';
 
 const MiB = 1024 * 1024;

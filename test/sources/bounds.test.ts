@@ -17,7 +17,7 @@ import {
   TITLE_MAX,
   TooManyItemsError,
 } from '../../src/sources/common';
-import { seedCatalogue } from '../../src/sources/store';
+import { seedCatalogue } from '../../src/sources/rows';
 import { ConnectorError } from '../../src/sources/types';
 import { admin, startTestApp, type TestApp } from '../support/harness';
 import { context, parse } from './support';

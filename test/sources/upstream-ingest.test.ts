@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
 import type { DatabaseHandle } from '../../src/db/client';
-import { ingestSourceItems, type UpstreamSource } from '../../src/ingest/upstream';
-import { seedCatalogue, sourceByName } from '../../src/sources/store';
+import { ingestSourceItems, type UpstreamSource } from '../../src/sources/upstream';
+import { seedCatalogue, sourceByName } from '../../src/sources/rows';
 import { CATALOGUE } from '../../src/sources/catalogue';
 import { dispatchWebhooks } from '../../src/webhooks/dispatch';
 import { generateEncryptionKey } from '../../src/webhooks/crypto';

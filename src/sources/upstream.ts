@@ -13,16 +13,16 @@ import { refreshEventsOfSignals } from '../events/link';
 import type { OutboundFetch } from '../net/outbound';
 import { gradeNewsItems, type LlmGraderConfig } from '../reading/llm';
 import { retractSignal } from '../signals/sync';
-import { moveSignalContribution, readSignalFacts } from './aggregates';
-import { revisionOf, revisionValence } from '../sources/revision';
-import type { SourceRow } from '../sources/store';
-import { TooManyItemsError } from '../sources/common';
-import type { Connector, ParseContext, ParseNotes, SourceItem } from '../sources/types';
+import { moveSignalContribution, readSignalFacts } from '../ingest/aggregates';
+import { revisionOf, revisionValence } from './revision';
+import type { SourceRow } from './rows';
+import { TooManyItemsError } from './common';
+import type { Connector, ParseContext, ParseNotes, SourceItem } from './types';
 import type { SourceTier } from '../vocab';
-import { ingestSignals, signalColumns } from './pipeline';
+import { ingestSignals, signalColumns } from '../ingest/pipeline';
 import { timestampProblem } from '../signals/timestamps';
-import { turnEvery } from './turns';
-import { fallbackTitle, validateItem, type IngestItem, type Validated } from './validate';
+import { turnEvery } from '../ingest/turns';
+import { fallbackTitle, validateItem, type IngestItem, type Validated } from '../ingest/validate';
 
 /** The source row a batch of connector items belongs to. */
 export interface UpstreamSource {

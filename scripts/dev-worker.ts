@@ -13,12 +13,12 @@ import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import { queryRows } from '../../src/db/client';
-import { postgresDatabase } from '../../src/db/node';
-import { seedDemo } from '../../src/ingest/seed';
-import { startNeonBridge } from './neon-bridge';
-import { startUpstashBridge } from './upstash-bridge';
-import { buildDocsAssets } from '../../src/docs-assets';
+import { queryRows } from '../src/db/client';
+import { postgresDatabase } from '../src/db/node';
+import { seedDemo } from '../src/ingest/seed';
+import { startNeonBridge } from '../test/support/neon-bridge';
+import { startUpstashBridge } from '../test/support/upstash-bridge';
+import { buildDocsAssets } from '../src/docs-assets';
 
 const databaseUrl = process.env.DEV_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/signal_dev';
 const redisUrl = process.env.DEV_REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -1,3 +1,7 @@
+/**
+ * The `sources` table's rows: seeded from the catalogue, resolved by name or connector, created,
+ * updated and deleted by operators. Poll scheduling state lives in `poll-state.ts`.
+ */
 import { asc, eq, isNotNull } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { signals, sources } from '../db/schema';
