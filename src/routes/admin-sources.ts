@@ -4,7 +4,7 @@ import { requireAdmin } from '../http/admin';
 import { createRouter, errors } from '../http/openapi';
 import { ApiError, invalidRequest, type FieldError } from '../http/problem';
 import { feedUrlProblem } from '../webhooks/guard';
-import { ingestDocument, UnparseableDocumentError } from '../sources/upstream';
+import { ingestDocument, newsGrader, UnparseableDocumentError } from '../sources/upstream';
 import { MAX_DOCUMENT_ITEMS, TooManyItemsError } from '../sources/common';
 import { connectorFor } from '../sources/registry';
 import {
@@ -280,17 +280,10 @@ export const adminSourceRoutes = createRouter()
     const document = await c.req.text();
     try {
       const { config, fetch } = c.env.deps;
-      const grader = config.BRIEF_LLM_URL
-        ? {
-            fetch,
-            llm: {
-              url: config.BRIEF_LLM_URL,
-              apiKey: config.BRIEF_LLM_API_KEY,
-              model: config.BRIEF_LLM_MODEL,
-            },
-          }
-        : undefined;
-      return c.json(await ingestDocument(db, connector, source, document, new Date(), grader), 200);
+      return c.json(
+        await ingestDocument(db, connector, source, document, new Date(), newsGrader(config, fetch)),
+        200,
+      );
     } catch (error) {
       if (error instanceof UnparseableDocumentError) {
         throw new ApiError(400, 'unparseable_document', error.message);

@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config';
 import type { Database } from '../db/client';
-import { ingestDocument, UnparseableDocumentError } from './upstream';
+import { nodeOutboundFetch } from '../net/outbound-node';
+import { ingestDocument, newsGrader, UnparseableDocumentError } from './upstream';
 import { feedUrlProblem } from '../webhooks/guard';
 import { pollNow } from './poll-command';
 import { connectorFor } from './registry';
@@ -144,7 +145,15 @@ export const SOURCE_COMMANDS: Record<string, SourceCommand> = {
       const document = readFileSync(arg(context, 1, 'FILE'), 'utf8');
       const source = await resolveSource(context.db, name, context.values.source);
       try {
-        return await ingestDocument(context.db, connectorFor(name as ConnectorName)!, source, document);
+        const fetch = nodeOutboundFetch({ allowPrivate: context.config.WEBHOOK_ALLOW_INSECURE });
+        return await ingestDocument(
+          context.db,
+          connectorFor(name as ConnectorName)!,
+          source,
+          document,
+          new Date(),
+          newsGrader(context.config, fetch),
+        );
       } catch (error) {
         if (error instanceof UnparseableDocumentError) throw new Error(error.message);
         throw error;

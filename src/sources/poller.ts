@@ -1,5 +1,12 @@
 import type { Deps } from '../deps';
-import { ingestSourceItems, readItems, recordParseNotes, type UpstreamResult } from './upstream';
+import {
+  gradeItems,
+  ingestSourceItems,
+  newsGrader,
+  readItems,
+  recordParseNotes,
+  type UpstreamResult,
+} from './upstream';
 import { failureKind, OutboundError, TRUNCATED_HEADER } from '../net/outbound';
 import type { SourceTier } from '../vocab';
 import { TooManyItemsError } from './common';
@@ -155,6 +162,7 @@ export async function pollSource(
       // Refused whole, as the admin ingest refuses it: a partial ingest would depend on the feed's order.
       throw new PollFailure(error instanceof TooManyItemsError ? 'too_many_items' : 'malformed');
     }
+    items = await gradeItems(items, newsGrader(deps.config, deps.fetch));
     let result: UpstreamResult;
     try {
       result = await ingest(

@@ -7,6 +7,7 @@
  * revisions", and docs/live-sources.md.
  */
 import { and, arrayOverlaps, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import type { Config } from '../config';
 import { allowWriteTime, queryRows, type Database } from '../db/client';
 import { signals, sources } from '../db/schema';
 import { refreshEventsOfSignals } from '../events/link';
@@ -347,6 +348,25 @@ export interface NewsGrader {
   llm: LlmGraderConfig;
 }
 
+/** The grader the configuration sets up (the brief's LLM, `BRIEF_LLM_*`), or none. */
+export function newsGrader(
+  config: Pick<Config, 'BRIEF_LLM_URL' | 'BRIEF_LLM_API_KEY' | 'BRIEF_LLM_MODEL'>,
+  fetch: OutboundFetch,
+): NewsGrader | undefined {
+  if (!config.BRIEF_LLM_URL) return undefined;
+  return {
+    fetch,
+    llm: { url: config.BRIEF_LLM_URL, apiKey: config.BRIEF_LLM_API_KEY, model: config.BRIEF_LLM_MODEL },
+  };
+}
+
+/**
+ * Connectors are pure: the optional LLM grader re-reads their news items on the ingest path
+ * (every path: a poll, the admin ingest, `sources ingest`).
+ */
+export const gradeItems = (items: SourceItem[], grader?: NewsGrader): Promise<SourceItem[]> | SourceItem[] =>
+  grader ? gradeNewsItems(items, grader.fetch, grader.llm) : items;
+
 /**
  * Parses one raw feed document with `connector` and ingests it under `source` with no age
  * cut-off (backfill): what the admin ingest endpoint and `sources ingest` do.
@@ -380,8 +400,7 @@ export async function ingestDocument(
       `The document is not a ${connector.name} feed: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  // Connectors are pure: the optional LLM grader re-reads their news items here, on the ingest path.
-  if (grader) items = await gradeNewsItems(items, grader.fetch, grader.llm);
+  items = await gradeItems(items, grader);
   const result = await ingestSourceItems(db, upstreamSource(source), items, { now });
   await recordParseNotes(db, source.id, notes);
   return result;

@@ -1,11 +1,19 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config';
 import type { DatabaseHandle } from '../../src/db/client';
+import { sources } from '../../src/db/schema';
+import { nodeDeps } from '../../src/node-runtime';
+import { pollSource } from '../../src/sources/poller';
+import { memoryStore } from '../../src/store/memory';
+import { startFeedServer } from '../sources/feed-server';
 import { admin, backends, createKey, json, startTestApp, type TestApp } from '../support/harness';
 import { startFakeLlm } from './fake-llm';
 
 /**
- * The optional LLM grader on the real admin ingest path, against a loopback OpenAI-compatible
- * server: the kept item is re-graded within the guardrails and says so; the shell stays out.
+ * The optional LLM grader on the real ingest paths (the admin ingest and a poll), against a
+ * loopback OpenAI-compatible server: the kept item is re-graded within the guardrails and says
+ * so; the shell stays out.
  * Headlines are invented for this test.
  */
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -77,5 +85,42 @@ describe('the LLM grader at ingest', () => {
     expect(llmNote).toMatchObject({ model: 'fake-model', graded: { layer: 'military', valence: 'crisis' } });
     expect(llmNote.graded.score).toBeLessThanOrEqual(llmNote.rules.score + 2);
     expect(llmNote.graded.score).toBeGreaterThan(llmNote.rules.score);
+  });
+
+  it('grades what a poll of the feed brings, the same way', async () => {
+    const feeds = await startFeedServer({
+      '/poll': {
+        // Another town: the grader's cache (by text) does not answer for it.
+        document: feed
+          .replaceAll('grader.example/', 'grader.example/polled/')
+          .replace('Freedonia', 'Sylvania'),
+        type: 'application/rss+xml',
+      },
+    });
+    try {
+      const [row] = await database.db
+        .insert(sources)
+        .values({ name: 'Polled wire', connector: 'rss', url: `${feeds.url}/poll`, tier: 'core' })
+        .returning();
+      const config = loadConfig({
+        LOG_LEVEL: 'silent',
+        WEBHOOK_ALLOW_INSECURE: 'true',
+        BRIEF_LLM_URL: llm.url,
+        BRIEF_LLM_MODEL: 'fake-model',
+      });
+      const asked = llm.asked.length;
+      // The feed's items are dated Mon 23 Nov 2026: polled within the connector's age cut-off.
+      const deps = nodeDeps(config, database.db, memoryStore(), {
+        now: () => new Date('2026-11-23T09:00:00Z'),
+      });
+      expect(await pollSource(deps, row!, { force: true })).toMatchObject({ status: 'ok', items: 1 });
+      expect(llm.asked.length).toBe(asked + 1);
+      const stored = await database.db.query.signals.findFirst({
+        where: (s) => eq(s.sourceUrl, 'https://grader.example/polled/world/shelling'),
+      });
+      expect(stored?.classification).toMatchObject({ llm: { model: 'fake-model' } });
+    } finally {
+      await feeds.close();
+    }
   });
 });
