@@ -172,8 +172,11 @@ const trendFields = {
   spike_ratio: z
     .number()
     .openapi({ description: '(recent_count + 1) / (expected_count + 1).', example: 4.2 }),
-  recent_count: z.number().int().openapi({ description: 'Signals in the last 6 hours.', example: 20 }),
-  baseline_count: z.number().int().openapi({ description: 'Signals in the 7 days before.', example: 112 }),
+  recent_count: z
+    .number()
+    .int()
+    .openapi({ description: 'Events in the last 6 hours (each once, not its echoes).', example: 20 }),
+  baseline_count: z.number().int().openapi({ description: 'Events in the 7 days before.', example: 112 }),
   expected_count: z.number().openapi({ description: 'baseline_count / 28: a usual 6 hours.', example: 4 }),
 };
 
@@ -198,7 +201,7 @@ const trendingRoute = createRoute({
   tags: ['Analytics'],
   summary: 'Trending layers and countries',
   description:
-    'Top 8 layers and top 8 countries (primary country) by spike ratio of the last 6 hours against the 7 days before. Cached 10 minutes.',
+    'Top 8 layers and top 8 countries (primary country) by spike ratio of the last 6 hours against the 7 days before, counting events, not echoes (a story ten outlets tell counts once). Cached 10 minutes.',
   security,
   middleware: [access('key')] as const,
   responses: {
@@ -228,10 +231,15 @@ const CrisisSchema = z
         share: z
           .number()
           .openapi({ description: 'This layer’s part of the summed severities.', example: 0.36 }),
-        signal_count: z.number().int().openapi({ example: 14 }),
-        crisis_count: z.number().int().openapi({ example: 9 }),
-        mean_score: z.number().openapi({ example: 7.1 }),
-        max_score: z.number().openapi({ example: 9.2 }),
+        signal_count: z
+          .number()
+          .int()
+          .openapi({ description: 'Events on this layer (each once, not its echoes).', example: 14 }),
+        crisis_count: z.number().int().openapi({ description: 'Events of crisis valence.', example: 9 }),
+        mean_score: z
+          .number()
+          .openapi({ description: 'Mean score of the events’ first reports.', example: 7.1 }),
+        max_score: z.number().openapi({ description: 'Strongest score of any report.', example: 9.2 }),
       }),
     ),
   })
@@ -243,7 +251,7 @@ const crisesRoute = createRoute({
   tags: ['Analytics'],
   summary: 'Compound crises',
   description:
-    'Countries where 2 or more layers each reach severity 5 with at least 3 signals, per window (`acute` 7 days, `chronic` 30 days). Cached 5 minutes.',
+    'Countries where 2 or more layers each reach severity 5 with at least 3 events (not echoes), per window (`acute` 7 days, `chronic` 30 days). Cached 5 minutes.',
   security,
   middleware: [access('key')] as const,
   request: {
