@@ -21,7 +21,10 @@ interface PairRow {
 
 /**
  * Compound crises per window: every country a signal names counts (a cross-border event is
- * part of each country's picture). One query aggregates both windows by (country, layer) from
+ * part of each country's picture). Events are counted, not echoes: counts, crisis counts and
+ * mean scores are over founders (`id = event_id`, each event once, with its founder's own
+ * score); the max is over every report (the strongest report is the event's severity). Scores
+ * are the reports' own (`base_score`), as the aggregates hold them. One query aggregates both windows by (country, layer) from
  * the whole days of `signal_country_daily`, the remaining whole hours of `signal_country_hourly`,
  * plus the partial hours at the windows' ends from
  * the signals table (an hour can be whole in the chronic window and partial in the acute one:
@@ -42,16 +45,18 @@ export async function compoundCrises(db: Database, now: Date) {
           coalesce(sum(n) FILTER (WHERE ch), 0)::int AS c_count, coalesce(sum(s) FILTER (WHERE ch), 0)::float8 AS c_sum,
           coalesce(max(m) FILTER (WHERE ch), 0)::float8 AS c_max, coalesce(sum(c) FILTER (WHERE ch), 0)::int AS c_crisis
         FROM (
-          SELECT country, threat_layer, signal_count AS n, score_sum AS s, score_max AS m, crisis_count AS c,
+          SELECT country, threat_layer, event_count AS n, event_score_sum AS s, score_max AS m, event_crisis_count AS c,
                  ${inDays(acute)} AS a, ${inDays(chronic)} AS ch
           FROM signal_country_daily WHERE ${anyOf([inDays(acute), inDays(chronic)])}
           UNION ALL
-          SELECT country, threat_layer, signal_count, score_sum, score_max, crisis_count,
+          SELECT country, threat_layer, event_count, event_score_sum, score_max, event_crisis_count,
                  ${inHoursBesideDays(acute)}, ${inHoursBesideDays(chronic)}
           FROM signal_country_hourly WHERE ${anyOf([inHoursBesideDays(acute), inHoursBesideDays(chronic)])}
           UNION ALL
-          SELECT code, threat_layer, 1, significance_score, significance_score,
-                 (signal_valence = 'crisis')::int, ${atEdges(acute)}, ${atEdges(chronic)}
+          SELECT code, threat_layer, (id = event_id)::int,
+                 CASE WHEN id = event_id THEN coalesce(base_score, significance_score) ELSE 0 END,
+                 coalesce(base_score, significance_score), (id = event_id AND signal_valence = 'crisis')::int,
+                 ${atEdges(acute)}, ${atEdges(chronic)}
           FROM signals, unnest(country_codes) AS code
           WHERE ${anyOf([atEdges(acute), atEdges(chronic)])} AND retracted_at IS NULL
         ) x

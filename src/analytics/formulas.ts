@@ -39,7 +39,8 @@ export const TRENDING = {
 const WINDOWS_IN_BASELINE = (TRENDING.baselineDays * 24) / TRENDING.windowHours;
 
 /**
- * Spike ratio of the last 6 hours against the 7-day baseline before them:
+ * Spike ratio of the last 6 hours against the 7-day baseline before them, both counting events,
+ * not echoes (trending feeds each event once, at its first report):
  * `(recent + 1) / (baseline / 28 + 1)`, where `baseline / 28` is the expected count of a 6-hour
  * window. The +1 on both sides (additive smoothing) keeps 1 report against an empty history at
  * 2, not infinity, and leaves large counts almost untouched.
@@ -75,12 +76,16 @@ export const CRISIS = {
   windows: { acute: 7, chronic: 30 },
   /** A layer counts toward a compound crisis at this severity or above... */
   layerThreshold: 5,
-  /** ...backed by at least this many signals, so one report cannot make a crisis. */
+  /** ...backed by at least this many events (not echoes), so one story cannot make a crisis. */
   minSignals: 3,
   minLayers: 2,
 } as const;
 
-/** One country's signals on one layer within a window. */
+/**
+ * One country's events on one layer within a window, not their echoes: `signalCount`,
+ * `scoreSum` and `crisisCount` are over events (each once, by its first report); `scoreMax` is
+ * over every report (an event's strongest report is its severity).
+ */
 export interface LayerStats {
   layer: string;
   signalCount: number;
@@ -97,7 +102,7 @@ export function layerSeverity(s: LayerStats): number {
 
 /**
  * A compound crisis from one country's layers, or null: at least 2 layers with severity ≥ 5 and
- * ≥ 3 signals each. Composite severity = `min(10, mean of their severities + 0.5·(k − 1))` for
+ * ≥ 3 events each. Composite severity = `min(10, mean of their severities + 0.5·(k − 1))` for
  * k converging layers, so each extra layer adds half a point; each layer's `share` is its
  * severity over the sum of the converging layers' severities.
  */

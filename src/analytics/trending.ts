@@ -24,9 +24,11 @@ interface CountRow {
 
 /**
  * Top layers and countries (a signal's primary country, as in the anomaly rule) by spike ratio
- * of (now − 6 h, now] against the 7 days before it. One query over the hourly aggregates
- * (`signal_hourly` by layer, `signal_country_hourly.primary_count` by country) plus the
- * partial hours at the windows' ends from the signals table.
+ * of (now − 6 h, now] against the 7 days before it, counting events, not echoes: an event counts
+ * once, at its founder's publication (`id = event_id`), however many outlets repeat it. One
+ * query over the hourly aggregates (`signal_hourly.event_count` by layer,
+ * `signal_country_hourly.primary_event_count` by country) plus the partial hours at the
+ * windows' ends from the signals table.
  */
 export async function trending(db: Database, now: Date) {
   const recentStart = new Date(now.getTime() - TRENDING.windowHours * HOUR_MS);
@@ -51,21 +53,27 @@ export async function trending(db: Database, now: Date) {
       )}
       UNION ALL
       SELECT ${rawKey}, (${atEdges(recent)})::int, (${atEdges(base)})::int
-      FROM signals WHERE ${anyOf([atEdges(recent), atEdges(base)])} AND retracted_at IS NULL AND ${rawWhere}
+      FROM signals WHERE ${anyOf([atEdges(recent), atEdges(base)])} AND retracted_at IS NULL AND id = event_id
+        AND ${rawWhere}
     ) w GROUP BY key`;
   const layers = counts(
-    [{ table: sql`signal_hourly`, n: sql`signal_count`, where: sql`true`, of: inBuckets }],
+    [{ table: sql`signal_hourly`, n: sql`event_count`, where: sql`event_count > 0`, of: inBuckets }],
     sql`threat_layer`,
     sql`threat_layer`,
     sql`true`,
   );
   const countries = counts(
     [
-      { table: sql`signal_country_daily`, n: sql`primary_count`, where: sql`primary_count > 0`, of: inDays },
+      {
+        table: sql`signal_country_daily`,
+        n: sql`primary_event_count`,
+        where: sql`primary_event_count > 0`,
+        of: inDays,
+      },
       {
         table: sql`signal_country_hourly`,
-        n: sql`primary_count`,
-        where: sql`primary_count > 0`,
+        n: sql`primary_event_count`,
+        where: sql`primary_event_count > 0`,
         of: inHoursBesideDays,
       },
     ],

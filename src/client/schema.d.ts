@@ -422,7 +422,7 @@ export interface paths {
         };
         /**
          * Trending layers and countries
-         * @description Top 8 layers and top 8 countries (primary country) by spike ratio of the last 6 hours against the 7 days before. Cached 10 minutes.
+         * @description Top 8 layers and top 8 countries (primary country) by spike ratio of the last 6 hours against the 7 days before, counting events, not echoes (a story ten outlets tell counts once). Cached 10 minutes.
          */
         get: operations["getTrending"];
         put?: never;
@@ -442,7 +442,7 @@ export interface paths {
         };
         /**
          * Compound crises
-         * @description Countries where 2 or more layers each reach severity 5 with at least 3 signals, per window (`acute` 7 days, `chronic` 30 days). Cached 5 minutes.
+         * @description Countries where 2 or more layers each reach severity 5 with at least 3 events (not echoes), per window (`acute` 7 days, `chronic` 30 days). Cached 5 minutes.
          */
         get: operations["getCompoundCrises"];
         put?: never;
@@ -1706,12 +1706,12 @@ export interface components {
                  */
                 spike_ratio: number;
                 /**
-                 * @description Signals in the last 6 hours.
+                 * @description Events in the last 6 hours (each once, not its echoes).
                  * @example 20
                  */
                 recent_count: number;
                 /**
-                 * @description Signals in the 7 days before.
+                 * @description Events in the 7 days before.
                  * @example 112
                  */
                 baseline_count: number;
@@ -1735,12 +1735,12 @@ export interface components {
                  */
                 spike_ratio: number;
                 /**
-                 * @description Signals in the last 6 hours.
+                 * @description Events in the last 6 hours (each once, not its echoes).
                  * @example 20
                  */
                 recent_count: number;
                 /**
-                 * @description Signals in the 7 days before.
+                 * @description Events in the 7 days before.
                  * @example 112
                  */
                 baseline_count: number;
@@ -1792,13 +1792,25 @@ export interface components {
                  * @example 0.36
                  */
                 share: number;
-                /** @example 14 */
+                /**
+                 * @description Events on this layer (each once, not its echoes).
+                 * @example 14
+                 */
                 signal_count: number;
-                /** @example 9 */
+                /**
+                 * @description Events of crisis valence.
+                 * @example 9
+                 */
                 crisis_count: number;
-                /** @example 7.1 */
+                /**
+                 * @description Mean score of the events’ first reports.
+                 * @example 7.1
+                 */
                 mean_score: number;
-                /** @example 9.2 */
+                /**
+                 * @description Strongest score of any report.
+                 * @example 9.2
+                 */
                 max_score: number;
             }[];
         };

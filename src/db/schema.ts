@@ -274,6 +274,8 @@ export const signalHourly = pgTable(
     scoreMax: doublePrecision('score_max').notNull().default(0),
     crisisCount: integer('crisis_count').notNull().default(0),
     anomalyCount: integer('anomaly_count').notNull().default(0),
+    /** Founders only (`id = event_id`): each event once, however many outlets told it. */
+    eventCount: integer('event_count').notNull().default(0),
   },
   (t) => [
     primaryKey({ columns: [t.bucket, t.region, t.threatLayer] }),
@@ -397,6 +399,11 @@ const countryBucketColumns = () => ({
   scoreSum: doublePrecision('score_sum').notNull().default(0),
   scoreMax: doublePrecision('score_max').notNull().default(0),
   crisisCount: integer('crisis_count').notNull().default(0),
+  /** The same over founders only (`id = event_id`): each event once, not each of its echoes. */
+  eventCount: integer('event_count').notNull().default(0),
+  primaryEventCount: integer('primary_event_count').notNull().default(0),
+  eventCrisisCount: integer('event_crisis_count').notNull().default(0),
+  eventScoreSum: doublePrecision('event_score_sum').notNull().default(0),
 });
 
 /**

@@ -44,6 +44,11 @@ export interface LinkOutcome {
   created: number;
   joined: number;
   merged: number;
+  /**
+   * Founders of stored events this batch merged into others: echoes now (`event_id` is the
+   * target's), so the aggregates stop counting them as events (the pipeline does, last).
+   */
+  unfounded: string[];
 }
 
 const CHUNK = 500;
@@ -216,7 +221,7 @@ function fold(into: CandidateEvent, from: CandidateEvent) {
  * founds the event; later ones in the same batch can join it.
  */
 export async function linkSignals(db: Database, inputs: LinkInput[]): Promise<LinkOutcome> {
-  const outcome: LinkOutcome = { events: new Map(), created: 0, joined: 0, merged: 0 };
+  const outcome: LinkOutcome = { events: new Map(), created: 0, joined: 0, merged: 0, unfounded: [] };
   if (inputs.length === 0) return outcome;
   const ordered = [...inputs].sort(
     (a, b) => a.publishedAt.getTime() - b.publishedAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
@@ -302,18 +307,23 @@ export async function linkSignals(db: Database, inputs: LinkInput[]): Promise<Li
     outcome.events.set(signalId, id);
   }
 
-  await writeEvents(db, [...batchEvents.values()], created, outcome.events, mergedInto);
+  const moved = await writeEvents(db, [...batchEvents.values()], created, outcome.events, mergedInto);
+  // A founder of this batch was never counted: the pipeline folds it in with its final event.
+  const batch = new Set(inputs.map((input) => input.id));
+  outcome.unfounded = moved.filter((id) => !batch.has(id)).sort();
   await refreshEvents(db, [...batchEvents.keys()]);
   return outcome;
 }
 
+/** Writes the batch's events and moves members of merged ones; returns the founders it moved. */
 async function writeEvents(
   db: Database,
   touched: CandidateEvent[],
   created: Set<string>,
   assignment: Map<string, string>,
   mergedInto: Map<string, string>,
-) {
+): Promise<string[]> {
+  const unfounded: string[] = [];
   const rows = touched.map((e) => ({
     id: e.id,
     threat_layer: e.threatLayer,
@@ -389,10 +399,18 @@ async function writeEvents(
       UPDATE events SET merged_into = v.target, updated_at = now()
       FROM jsonb_to_recordset(${merges}::jsonb) AS v(id uuid, target uuid)
       WHERE events.merged_into = v.id`);
-    await db.execute(sql`
-      UPDATE signals s SET event_id = v.target, updated_at = now()
-      FROM jsonb_to_recordset(${merges}::jsonb) AS v(id uuid, target uuid)
-      WHERE s.event_id = v.id`);
+    // The founders moved here, as this statement saw them: an event a concurrent ingest merged
+    // first has no members left to move, so its founder is not taken out of the counts twice.
+    const founders = await queryRows<{ id: string }>(
+      db,
+      sql`WITH moved AS (
+            UPDATE signals s SET event_id = v.target, updated_at = now()
+            FROM jsonb_to_recordset(${merges}::jsonb) AS v(id uuid, target uuid)
+            WHERE s.event_id = v.id
+            RETURNING s.id, v.id AS event_id)
+          SELECT id FROM moved WHERE id = event_id`,
+    );
+    unfounded.push(...founders.map((row) => row.id));
   }
   const moved = [...assignment.entries()].filter(([signal, event]) => signal !== event);
   for (let i = 0; i < moved.length; i += CHUNK) {
@@ -402,6 +420,7 @@ async function writeEvents(
       FROM jsonb_to_recordset(${part}::jsonb) AS v(id uuid, event uuid)
       WHERE s.id = v.id AND s.event_id IS DISTINCT FROM v.event`);
   }
+  return unfounded;
 }
 
 interface MemberRow {

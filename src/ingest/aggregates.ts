@@ -1,16 +1,41 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/client';
 
 /**
  * The analytics aggregates (drizzle/0006): `signal_country_hourly` and its daily sums
  * `signal_country_daily` (compound crises, trending by country) and `signal_totals` (stats). Ingest folds new signals in (`foldSignals`, called from
  * the pipeline's `updateAggregates`); a revision or a retraction moves one signal's contribution
- * (`moveSignalContribution`). Retracted signals count nowhere.
+ * (`moveSignalContribution`). Retracted signals count nowhere. Beside each signal count, the
+ * `event_*` columns (drizzle/0015) count founders only (`id = event_id`), so trending and
+ * crises count events, not echoes; a founder whose event is merged away stops counting there.
  */
 
-/** Folds newly ingested signals into the analytics aggregates, in the caller's transaction. */
-export async function foldSignals(db: Database, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
+/**
+ * The rows a fold adds up, one per signal: each new signal counts (`n` = 1) and founds an event
+ * or not (`e` = 1 when `id = event_id`); each founder in `unfounded` (its event was merged into
+ * another, so it is an echo now) only stops counting as an event (`n` = 0, `e` = −1). Columns:
+ * published_at, region, threat_layer, country_codes, signal_valence, is_anomaly, score, n, e.
+ */
+export function foldRows(ids: string[], unfounded: readonly string[] = []): SQL {
+  const columns = sql`published_at, region, threat_layer, country_codes, signal_valence, is_anomaly,
+    coalesce(base_score, significance_score) AS score`;
+  const added = sql`SELECT ${columns}, 1 AS n, (id = event_id)::int AS e FROM signals
+    WHERE id IN ${ids} AND retracted_at IS NULL`;
+  if (unfounded.length === 0) return sql`(${added})`;
+  return sql`(${added} UNION ALL SELECT ${columns}, 0, -1 FROM signals
+    WHERE id IN ${unfounded} AND retracted_at IS NULL)`;
+}
+
+/**
+ * Folds newly ingested signals into the analytics aggregates, in the caller's transaction, and
+ * takes the founders in `unfounded` out of the event counts (see `foldRows`).
+ */
+export async function foldSignals(
+  db: Database,
+  ids: string[],
+  unfounded: readonly string[] = [],
+): Promise<void> {
+  if (ids.length === 0 && unfounded.length === 0) return;
   // Rows are written in key order, like the pipeline's other upserts, so concurrent ingests
   // never deadlock on the hot buckets.
   for (const [table, unit] of [
@@ -19,19 +44,27 @@ export async function foldSignals(db: Database, ids: string[]): Promise<void> {
   ] as const) {
     await db.execute(sql`
       INSERT INTO ${table} AS h
-        (bucket, country, threat_layer, signal_count, primary_count, score_sum, score_max, crisis_count)
-      SELECT date_trunc(${unit}, s.published_at), c.code, s.threat_layer, count(*), count(*) FILTER (WHERE c.ord = 1),
-             sum(coalesce(s.base_score, s.significance_score)), max(coalesce(s.base_score, s.significance_score)), count(*) FILTER (WHERE s.signal_valence = 'crisis')
-      FROM signals s, unnest(s.country_codes) WITH ORDINALITY AS c(code, ord)
-      WHERE s.id IN ${ids} AND s.retracted_at IS NULL
+        (bucket, country, threat_layer, signal_count, primary_count, score_sum, score_max, crisis_count,
+         event_count, primary_event_count, event_crisis_count, event_score_sum)
+      SELECT date_trunc(${unit}, s.published_at), c.code, s.threat_layer, sum(s.n), coalesce(sum(s.n) FILTER (WHERE c.ord = 1), 0),
+             sum(s.n * s.score), coalesce(max(s.score) FILTER (WHERE s.n = 1), 0),
+             coalesce(sum(s.n) FILTER (WHERE s.signal_valence = 'crisis'), 0),
+             sum(s.e), coalesce(sum(s.e) FILTER (WHERE c.ord = 1), 0),
+             coalesce(sum(s.e) FILTER (WHERE s.signal_valence = 'crisis'), 0), sum(s.e * s.score)
+      FROM ${foldRows(ids, unfounded)} s, unnest(s.country_codes) WITH ORDINALITY AS c(code, ord)
       GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
       ON CONFLICT (bucket, country, threat_layer) DO UPDATE SET
         signal_count = h.signal_count + excluded.signal_count,
         primary_count = h.primary_count + excluded.primary_count,
         score_sum = h.score_sum + excluded.score_sum,
         score_max = greatest(h.score_max, excluded.score_max),
-        crisis_count = h.crisis_count + excluded.crisis_count`);
+        crisis_count = h.crisis_count + excluded.crisis_count,
+        event_count = h.event_count + excluded.event_count,
+        primary_event_count = h.primary_event_count + excluded.primary_event_count,
+        event_crisis_count = h.event_crisis_count + excluded.event_crisis_count,
+        event_score_sum = h.event_score_sum + excluded.event_score_sum`);
   }
+  if (ids.length === 0) return;
   await db.execute(sql`
     INSERT INTO signal_totals AS t (threat_layer, language, signal_count)
     SELECT threat_layer, coalesce(language, 'und'), count(*) FROM signals
@@ -74,6 +107,15 @@ export async function readSignalFacts(db: Database, id: string): Promise<SignalF
     sourceId: row.source_id,
   };
 }
+
+/** Founders (`id = event_id`) among the signals counted: the events, not their echoes. */
+const FOUNDERS = sql`count(*) FILTER (WHERE id = event_id)`;
+
+/** A day of a country and layer is the sum of its hours. */
+const DAILY_COLUMNS = sql`bucket, country, threat_layer, signal_count, primary_count, score_sum, score_max, crisis_count,
+  event_count, primary_event_count, event_crisis_count, event_score_sum`;
+const DAILY_SUMS = sql`sum(signal_count), sum(primary_count), sum(score_sum), max(score_max), sum(crisis_count),
+  sum(event_count), sum(primary_event_count), sum(event_crisis_count), sum(event_score_sum)`;
 
 const hourOf = (at: Date) => new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000).toISOString();
 
@@ -122,9 +164,9 @@ export async function moveSignalContribution(
       sql`DELETE FROM signal_hourly WHERE bucket = ${bucket}::timestamptz AND region = ${region} AND threat_layer = ${layer}`,
     );
     await db.execute(sql`
-      INSERT INTO signal_hourly (bucket, region, threat_layer, signal_count, score_sum, score_max, crisis_count, anomaly_count)
+      INSERT INTO signal_hourly (bucket, region, threat_layer, signal_count, score_sum, score_max, crisis_count, anomaly_count, event_count)
       SELECT ${bucket}::timestamptz, ${region}, ${layer}, count(*), sum(coalesce(base_score, significance_score)), max(coalesce(base_score, significance_score)),
-             count(*) FILTER (WHERE signal_valence = 'crisis'), count(*) FILTER (WHERE is_anomaly)
+             count(*) FILTER (WHERE signal_valence = 'crisis'), count(*) FILTER (WHERE is_anomaly), ${FOUNDERS}
       FROM signals
       WHERE ${hour(bucket)} AND coalesce(region, '') = ${region} AND threat_layer = ${layer} AND retracted_at IS NULL
       HAVING count(*) > 0`);
@@ -135,9 +177,13 @@ export async function moveSignalContribution(
     );
     await db.execute(sql`
       INSERT INTO signal_country_hourly
-        (bucket, country, threat_layer, signal_count, primary_count, score_sum, score_max, crisis_count)
+        (bucket, country, threat_layer, signal_count, primary_count, score_sum, score_max, crisis_count,
+         event_count, primary_event_count, event_crisis_count, event_score_sum)
       SELECT ${bucket}::timestamptz, ${country}, ${layer}, count(*), count(*) FILTER (WHERE country_codes[1] = ${country}),
-             sum(coalesce(base_score, significance_score)), max(coalesce(base_score, significance_score)), count(*) FILTER (WHERE signal_valence = 'crisis')
+             sum(coalesce(base_score, significance_score)), max(coalesce(base_score, significance_score)), count(*) FILTER (WHERE signal_valence = 'crisis'),
+             ${FOUNDERS}, count(*) FILTER (WHERE id = event_id AND country_codes[1] = ${country}),
+             count(*) FILTER (WHERE id = event_id AND signal_valence = 'crisis'),
+             coalesce(sum(coalesce(base_score, significance_score)) FILTER (WHERE id = event_id), 0)
       FROM signals
       WHERE ${hour(bucket)} AND country_codes @> ARRAY[${country}]::text[] AND threat_layer = ${layer}
         AND retracted_at IS NULL
@@ -153,10 +199,8 @@ export async function moveSignalContribution(
       sql`DELETE FROM signal_country_daily WHERE bucket = ${day}::timestamptz AND country = ${country} AND threat_layer = ${layer}`,
     );
     await db.execute(sql`
-      INSERT INTO signal_country_daily
-        (bucket, country, threat_layer, signal_count, primary_count, score_sum, score_max, crisis_count)
-      SELECT ${day}::timestamptz, ${country}, ${layer}, sum(signal_count), sum(primary_count), sum(score_sum),
-             max(score_max), sum(crisis_count)
+      INSERT INTO signal_country_daily (${DAILY_COLUMNS})
+      SELECT ${day}::timestamptz, ${country}, ${layer}, ${DAILY_SUMS}
       FROM signal_country_hourly
       WHERE bucket >= ${day}::timestamptz AND bucket < ${day}::timestamptz + interval '1 day'
         AND country = ${country} AND threat_layer = ${layer}
@@ -194,20 +238,24 @@ export async function rebuildAggregates(db: Database): Promise<void> {
       sql`TRUNCATE signal_hourly, signal_country_hourly, signal_country_daily, signal_totals, source_coverage`,
     );
     await tx.execute(sql`
-      INSERT INTO signal_hourly (bucket, region, threat_layer, signal_count, score_sum, score_max, crisis_count, anomaly_count)
+      INSERT INTO signal_hourly (bucket, region, threat_layer, signal_count, score_sum, score_max, crisis_count, anomaly_count, event_count)
       SELECT date_trunc('hour', published_at), coalesce(region, ''), threat_layer, count(*), sum(coalesce(base_score, significance_score)),
-             max(coalesce(base_score, significance_score)), count(*) FILTER (WHERE signal_valence = 'crisis'), count(*) FILTER (WHERE is_anomaly)
+             max(coalesce(base_score, significance_score)), count(*) FILTER (WHERE signal_valence = 'crisis'), count(*) FILTER (WHERE is_anomaly),
+             ${FOUNDERS}
       FROM signals WHERE retracted_at IS NULL GROUP BY 1, 2, 3`);
     await tx.execute(sql`
-      INSERT INTO signal_country_hourly (bucket, country, threat_layer, signal_count, primary_count, score_sum, score_max, crisis_count)
+      INSERT INTO signal_country_hourly (bucket, country, threat_layer, signal_count, primary_count, score_sum, score_max, crisis_count,
+        event_count, primary_event_count, event_crisis_count, event_score_sum)
       SELECT date_trunc('hour', s.published_at), c.code, s.threat_layer, count(*), count(*) FILTER (WHERE c.ord = 1),
-             sum(coalesce(s.base_score, s.significance_score)), max(coalesce(s.base_score, s.significance_score)), count(*) FILTER (WHERE s.signal_valence = 'crisis')
+             sum(coalesce(s.base_score, s.significance_score)), max(coalesce(s.base_score, s.significance_score)), count(*) FILTER (WHERE s.signal_valence = 'crisis'),
+             count(*) FILTER (WHERE s.id = s.event_id), count(*) FILTER (WHERE s.id = s.event_id AND c.ord = 1),
+             count(*) FILTER (WHERE s.id = s.event_id AND s.signal_valence = 'crisis'),
+             coalesce(sum(coalesce(s.base_score, s.significance_score)) FILTER (WHERE s.id = s.event_id), 0)
       FROM signals s, unnest(s.country_codes) WITH ORDINALITY AS c(code, ord)
       WHERE s.retracted_at IS NULL GROUP BY 1, 2, 3`);
     await tx.execute(sql`
-      INSERT INTO signal_country_daily (bucket, country, threat_layer, signal_count, primary_count, score_sum, score_max, crisis_count)
-      SELECT date_trunc('day', bucket), country, threat_layer, sum(signal_count), sum(primary_count), sum(score_sum),
-             max(score_max), sum(crisis_count)
+      INSERT INTO signal_country_daily (${DAILY_COLUMNS})
+      SELECT date_trunc('day', bucket), country, threat_layer, ${DAILY_SUMS}
       FROM signal_country_hourly GROUP BY 1, 2, 3`);
     await tx.execute(sql`
       INSERT INTO signal_totals (threat_layer, language, signal_count)

@@ -4,7 +4,7 @@ import { entities, signalEntities, signals, sources } from '../db/schema';
 import type { FieldError } from '../http/problem';
 import { linkSignals, type LinkInput } from '../events/link';
 import { regionOf } from '../vocab';
-import { foldSignals } from './aggregates';
+import { foldRows, foldSignals } from './aggregates';
 import { ANOMALY_RULE, isAnomalous } from './anomaly';
 import { extractEntities, type ExtractedEntity } from './entities';
 import { nextTurn, turnEvery } from './turns';
@@ -71,6 +71,7 @@ export async function ingestSignals(
     const { ids: sourceIds, fills } = await upsertSources(tx as unknown as Database, items);
     const ids: string[] = [];
     const linking: LinkInput[] = [];
+    let unfounded: readonly string[] = [];
     for (const part of chunks(items)) {
       const rows = await tx
         .insert(signals)
@@ -100,11 +101,11 @@ export async function ingestSignals(
     if (ids.length > 0) {
       const derive = items.filter((item) => item.is_anomaly === undefined).map((i) => i.source_url);
       await flagAnomalies(tx as unknown as Database, ids, new Set(derive));
-      await linkSignals(tx as unknown as Database, linking);
+      ({ unfounded } = await linkSignals(tx as unknown as Database, linking));
     }
     // Last: the counters are rows every ingest shares (a layer's total, a source's count), so
     // their locks are held only for the commit, not through linking.
-    await updateAggregates(tx as unknown as Database, ids, fills);
+    await updateAggregates(tx as unknown as Database, ids, fills, unfounded);
     return ids.length;
   });
   result.accepted = inserted;
@@ -309,8 +310,16 @@ async function flagAnomalies(db: Database, ids: string[], deriveUrls: Set<string
   }
 }
 
-/** Folds new signals into the hourly buckets, source coverage and source counters. */
-async function updateAggregates(db: Database, ids: string[], fills: SourceFill[]) {
+/**
+ * Folds new signals into the hourly buckets, source coverage and source counters, and takes the
+ * founders of events this batch merged away (`unfounded`) out of the event counts.
+ */
+async function updateAggregates(
+  db: Database,
+  ids: string[],
+  fills: SourceFill[],
+  unfounded: readonly string[],
+) {
   // The batch's sources are locked in id order first (an UPDATE … FROM takes its rows in no set
   // order, and concurrent ingests share sources), then their gaps are filled.
   await db.execute(sql`
@@ -325,20 +334,24 @@ async function updateAggregates(db: Database, ids: string[], fills: SourceFill[]
       FROM jsonb_to_recordset(${JSON.stringify(fills)}::jsonb) AS v(id uuid, url text, language text)
       WHERE sources.id = v.id`);
   }
-  for (const part of chunks(ids)) {
+  for (const [k, part] of chunks(ids).entries()) {
+    // Founders merged away stop counting as events; taken with the first chunk, so each bucket
+    // row is still written once per statement, in key order.
+    const rows = foldRows(part, k === 0 ? unfounded : []);
     await db.execute(sql`
-      INSERT INTO signal_hourly AS h (bucket, region, threat_layer, signal_count, score_sum, score_max, crisis_count, anomaly_count)
-      SELECT date_trunc('hour', published_at), coalesce(region, ''), threat_layer, count(*),
-             sum(coalesce(base_score, significance_score)), max(coalesce(base_score, significance_score)),
-             count(*) FILTER (WHERE signal_valence = 'crisis'), count(*) FILTER (WHERE is_anomaly)
-      FROM signals WHERE id IN ${part}
+      INSERT INTO signal_hourly AS h (bucket, region, threat_layer, signal_count, score_sum, score_max, crisis_count, anomaly_count, event_count)
+      SELECT date_trunc('hour', published_at), coalesce(region, ''), threat_layer, sum(n), sum(n * score),
+             coalesce(max(score) FILTER (WHERE n = 1), 0), coalesce(sum(n) FILTER (WHERE signal_valence = 'crisis'), 0),
+             coalesce(sum(n) FILTER (WHERE is_anomaly), 0), sum(e)
+      FROM ${rows} s
       GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
       ON CONFLICT (bucket, region, threat_layer) DO UPDATE SET
         signal_count = h.signal_count + excluded.signal_count,
         score_sum = h.score_sum + excluded.score_sum,
         score_max = greatest(h.score_max, excluded.score_max),
         crisis_count = h.crisis_count + excluded.crisis_count,
-        anomaly_count = h.anomaly_count + excluded.anomaly_count`);
+        anomaly_count = h.anomaly_count + excluded.anomaly_count,
+        event_count = h.event_count + excluded.event_count`);
     await db.execute(sql`
       INSERT INTO source_coverage AS sc (source_id, region, threat_layer, signal_count, last_seen_at)
       SELECT source_id, coalesce(region, ''), threat_layer, count(*), max(published_at)
@@ -353,7 +366,7 @@ async function updateAggregates(db: Database, ids: string[], fills: SourceFill[]
       FROM (SELECT source_id, count(*)::int AS n, max(published_at) AS last_seen
             FROM signals WHERE id IN ${part} GROUP BY source_id) agg
       WHERE sources.id = agg.source_id`);
-    await foldSignals(db, part);
+    await foldSignals(db, part, k === 0 ? unfounded : []);
   }
 }
 

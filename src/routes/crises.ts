@@ -22,10 +22,15 @@ const CrisisSchema = z
         share: z
           .number()
           .openapi({ description: 'This layer’s part of the summed severities.', example: 0.36 }),
-        signal_count: z.number().int().openapi({ example: 14 }),
-        crisis_count: z.number().int().openapi({ example: 9 }),
-        mean_score: z.number().openapi({ example: 7.1 }),
-        max_score: z.number().openapi({ example: 9.2 }),
+        signal_count: z
+          .number()
+          .int()
+          .openapi({ description: 'Events on this layer (each once, not its echoes).', example: 14 }),
+        crisis_count: z.number().int().openapi({ description: 'Events of crisis valence.', example: 9 }),
+        mean_score: z
+          .number()
+          .openapi({ description: 'Mean score of the events’ first reports.', example: 7.1 }),
+        max_score: z.number().openapi({ description: 'Strongest score of any report.', example: 9.2 }),
       }),
     ),
   })
@@ -37,7 +42,7 @@ const crisesRoute = createRoute({
   tags: ['Analytics'],
   summary: 'Compound crises',
   description:
-    'Countries where 2 or more layers each reach severity 5 with at least 3 signals, per window (`acute` 7 days, `chronic` 30 days). Cached 5 minutes.',
+    'Countries where 2 or more layers each reach severity 5 with at least 3 events (not echoes), per window (`acute` 7 days, `chronic` 30 days). Cached 5 minutes.',
   security,
   middleware: [access('key')] as const,
   ...answers({ cached: true }),

@@ -9,8 +9,11 @@ const trendFields = {
   spike_ratio: z
     .number()
     .openapi({ description: '(recent_count + 1) / (expected_count + 1).', example: 4.2 }),
-  recent_count: z.number().int().openapi({ description: 'Signals in the last 6 hours.', example: 20 }),
-  baseline_count: z.number().int().openapi({ description: 'Signals in the 7 days before.', example: 112 }),
+  recent_count: z
+    .number()
+    .int()
+    .openapi({ description: 'Events in the last 6 hours (each once, not its echoes).', example: 20 }),
+  baseline_count: z.number().int().openapi({ description: 'Events in the 7 days before.', example: 112 }),
   expected_count: z.number().openapi({ description: 'baseline_count / 28: a usual 6 hours.', example: 4 }),
 };
 
@@ -35,7 +38,7 @@ const trendingRoute = createRoute({
   tags: ['Analytics'],
   summary: 'Trending layers and countries',
   description:
-    'Top 8 layers and top 8 countries (primary country) by spike ratio of the last 6 hours against the 7 days before. Cached 10 minutes.',
+    'Top 8 layers and top 8 countries (primary country) by spike ratio of the last 6 hours against the 7 days before, counting events, not echoes (a story ten outlets tell counts once). Cached 10 minutes.',
   security,
   middleware: [access('key')] as const,
   ...answers({ cached: true }),

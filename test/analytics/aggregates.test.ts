@@ -29,16 +29,42 @@ interface Item {
   source: { name: string };
 }
 
-/** 600 signals spread over 35 days (denser in the last day), in a fixed pseudo-random pattern. */
+/** Made-up words from a seed, so no two fixture stories share their headline words or letters. */
+function words(seed: number, count = 4): string {
+  let x = (seed * 2_654_435_761 + 97) >>> 0;
+  const next = (n: number) => ((x = (Math.imul(x, 1_103_515_245) + 12_345) >>> 0), (x >>> 8) % n);
+  return Array.from({ length: count }, () =>
+    Array.from({ length: 3 }, () => 'bcdfghjklmnprstvz'[next(17)]! + 'aeiou'[next(5)]!).join(''),
+  ).join(' ');
+}
+
+/** Every tenth item retells the item before it from another outlet ten minutes later: an echo. */
+const isEcho = (i: number) => i % 10 === 9;
+
+/**
+ * 600 signals spread over 35 days (denser in the last day), in a fixed pseudo-random pattern:
+ * distinct stories, each its own event, but for the echoes (`isEcho`).
+ */
 function items(): Item[] {
   const out: Item[] = [];
   for (let i = 0; i < 600; i++) {
     const hoursAgo = i < 200 ? ((i * 37) % 30) / 1.1 : ((i * 7919) % 840) + ((i * 13) % 60) / 60;
+    if (isEcho(i)) {
+      const told = out[i - 1]!;
+      out.push({
+        ...told,
+        significance_score: 3 + ((i * 31) % 70) / 10,
+        published_at: new Date(Date.parse(told.published_at) + 10 * 60_000).toISOString(),
+        source_url: `https://echo.example/aggregates/${i}`,
+        source: { name: 'Echo Post' },
+      });
+      continue;
+    }
     out.push({
       threat_layer: LAYERS[i % LAYERS.length]!,
       significance_score: 3 + ((i * 31) % 70) / 10,
       signal_valence: i % 3 === 0 ? 'update' : 'crisis',
-      content_display: `Aggregate fixture ${i}`,
+      content_display: words(i),
       country_codes: COUNTRIES[i % COUNTRIES.length]!,
       language: LANGUAGES[i % LANGUAGES.length],
       published_at: new Date(NOW.getTime() - hoursAgo * HOUR).toISOString(),
@@ -49,8 +75,12 @@ function items(): Item[] {
   return out;
 }
 
-/** What each answer must be, computed from the items by hand rather than by any SQL. */
-function expected(list: Item[]) {
+/**
+ * What each answer must be, computed from the items by hand rather than by any SQL. `founders`
+ * (source urls) are the items that found an event, as the linker grouped them (test/events/ pins
+ * that): trending and crises count those, not their echoes; a layer's max is over every item.
+ */
+function expected(list: Item[], founders: Set<string>) {
   const t = (x: Item) => Date.parse(x.published_at);
   const within = (x: Item, start: number, end: number) => t(x) > start && t(x) <= end;
   const now = NOW.getTime();
@@ -62,14 +92,15 @@ function expected(list: Item[]) {
   const day = list.filter((x) => within(x, now - 24 * HOUR, now));
   const recentStart = now - 6 * HOUR;
   const baseStart = recentStart - 7 * 24 * HOUR;
+  const events = list.filter((x) => founders.has(x.source_url));
   const trend = (key: (x: Item) => string | undefined) => {
-    const keys = new Set(list.filter((x) => within(x, baseStart, now)).map(key));
+    const keys = new Set(events.filter((x) => within(x, baseStart, now)).map(key));
     keys.delete(undefined);
     return rankTrending(
       [...keys].map((k) => ({
         key: k!,
-        recent: list.filter((x) => key(x) === k && within(x, recentStart, now)).length,
-        baseline: list.filter((x) => key(x) === k && within(x, baseStart, recentStart)).length,
+        recent: events.filter((x) => key(x) === k && within(x, recentStart, now)).length,
+        baseline: events.filter((x) => key(x) === k && within(x, baseStart, recentStart)).length,
       })),
     );
   };
@@ -80,14 +111,15 @@ function expected(list: Item[]) {
       .map((country) => {
         const layers = LAYERS.map((layer) => {
           const xs = inWindow.filter((x) => x.threat_layer === layer && x.country_codes.includes(country));
+          const firsts = xs.filter((x) => founders.has(x.source_url));
           return {
             layer,
-            signalCount: xs.length,
-            scoreSum: xs.reduce((s, x) => s + x.significance_score, 0),
+            signalCount: firsts.length,
+            scoreSum: firsts.reduce((s, x) => s + x.significance_score, 0),
             scoreMax: Math.max(0, ...xs.map((x) => x.significance_score)),
-            crisisCount: xs.filter((x) => x.signal_valence === 'crisis').length,
+            crisisCount: firsts.filter((x) => x.signal_valence === 'crisis').length,
           };
-        }).filter((l) => l.signalCount > 0);
+        });
         return { country, crisis: compoundCrisis(layers) };
       })
       .filter((c) => c.crisis !== null)
@@ -121,6 +153,7 @@ function expectSameCrises(got: (readonly [string, number])[], want: (readonly [s
 describe.each(backends)('analytics read from the hourly aggregates on $name', (backend) => {
   let database: DatabaseHandle;
   let list: Item[];
+  let founders: Set<string>;
 
   const answers = async () => {
     const db = database.db;
@@ -157,15 +190,19 @@ describe.each(backends)('analytics read from the hourly aggregates on $name', (b
   const tables = async () => ({
     hourly: await queryRows(
       database.db,
-      sql`SELECT bucket, region, threat_layer, signal_count, round(score_sum::numeric, 6)::float8 AS score_sum, score_max, crisis_count, anomaly_count FROM signal_hourly ORDER BY 1, 2, 3`,
+      sql`SELECT bucket, region, threat_layer, signal_count, round(score_sum::numeric, 6)::float8 AS score_sum, score_max, crisis_count, anomaly_count, event_count FROM signal_hourly ORDER BY 1, 2, 3`,
     ),
     country: await queryRows(
       database.db,
-      sql`SELECT bucket, country, threat_layer, signal_count, primary_count, round(score_sum::numeric, 6)::float8 AS score_sum, score_max, crisis_count FROM signal_country_hourly ORDER BY 1, 2, 3`,
+      sql`SELECT bucket, country, threat_layer, signal_count, primary_count, round(score_sum::numeric, 6)::float8 AS score_sum, score_max, crisis_count,
+            event_count, primary_event_count, event_crisis_count, round(event_score_sum::numeric, 6)::float8 AS event_score_sum
+          FROM signal_country_hourly ORDER BY 1, 2, 3`,
     ),
     daily: await queryRows(
       database.db,
-      sql`SELECT bucket, country, threat_layer, signal_count, primary_count, round(score_sum::numeric, 6)::float8 AS score_sum, score_max, crisis_count FROM signal_country_daily ORDER BY 1, 2, 3`,
+      sql`SELECT bucket, country, threat_layer, signal_count, primary_count, round(score_sum::numeric, 6)::float8 AS score_sum, score_max, crisis_count,
+            event_count, primary_event_count, event_crisis_count, round(event_score_sum::numeric, 6)::float8 AS event_score_sum
+          FROM signal_country_daily ORDER BY 1, 2, 3`,
     ),
     totals: await queryRows(database.db, sql`SELECT * FROM signal_totals ORDER BY 1, 2`),
     coverage: await queryRows(
@@ -181,13 +218,22 @@ describe.each(backends)('analytics read from the hourly aggregates on $name', (b
     for (let i = 0; i < list.length; i += 200) {
       expect((await ingestSignals(database.db, list.slice(i, i + 200))).rejected).toBe(0);
     }
+    const rows = await queryRows<{ source_url: string }>(
+      database.db,
+      sql`SELECT source_url FROM signals WHERE id = event_id`,
+    );
+    founders = new Set(rows.map((r) => r.source_url));
   }, 120_000);
   afterAll(async () => {
     await database?.close();
   });
 
   it('stats, trending and compound crises equal the counts made by hand, for windows off the hour', async () => {
-    const want = expected(list);
+    // Every echo joined the story it retells; the distinct stories stand alone (bar a rare
+    // likeness the linker may find among 540 made-up headlines).
+    expect(list.filter((x, i) => isEcho(i) && founders.has(x.source_url))).toEqual([]);
+    expect(founders.size).toBeGreaterThan(530);
+    const want = expected(list, founders);
     const got = await answers();
     expect(got.signals).toEqual(want.signals);
     expect(got.dayLayers).toEqual(want.dayLayers);
@@ -212,8 +258,9 @@ describe.each(backends)('analytics read from the hourly aggregates on $name', (b
     );
     await database.db.transaction(async (tx) => {
       const before = await readSignalFacts(tx, revised!.id);
+      // A revision rewrites the source's own score too (signalColumns), which the aggregates sum.
       await tx.execute(sql`
-        UPDATE signals SET threat_layer = 'health', significance_score = 9.9, country_codes = ARRAY['SD', 'UA'],
+        UPDATE signals SET threat_layer = 'health', significance_score = 9.9, base_score = 9.9, country_codes = ARRAY['SD', 'UA'],
           region = 'Sub-Saharan Africa', language = 'ar', published_at = ${new Date(NOW.getTime() - 30 * 60_000).toISOString()}::timestamptz
         WHERE id = ${revised!.id}`);
       await moveSignalContribution(tx, before, await readSignalFacts(tx, revised!.id));
@@ -241,11 +288,56 @@ describe.each(backends)('analytics read from the hourly aggregates on $name', (b
       published_at: new Date(NOW.getTime() - 30 * 60_000).toISOString(),
     };
     now.splice(index(retracted!.source_url), 1);
-    const want = expected(now);
+    const want = expected(now, founders);
     const got = await answers();
     expect(got.signals).toEqual(want.signals);
     expect(got.languages).toEqual(want.languages);
     expect(got.trendingCountries).toEqual(want.trendingCountries);
     expectSameCrises(got.acute, want.acute);
+  });
+
+  it('a merge takes the merged-away founder out of the event counts, exactly as a rebuild would', async () => {
+    const glide = 'FL-2026-000777-MYT';
+    const at = (hoursAgo: number) => new Date(NOW.getTime() - hoursAgo * HOUR).toISOString();
+    const story = (host: string, title: string, hoursAgo: number, score: number): Item => ({
+      threat_layer: 'disaster',
+      significance_score: score,
+      signal_valence: 'crisis',
+      content_display: title,
+      country_codes: ['YT', 'KM'],
+      published_at: at(hoursAgo),
+      source_url: `https://${host}/merge/${hoursAgo}`,
+      source: { name: host },
+    });
+    const countsOfYT = () =>
+      queryRows<{ signals: number; events: number; primary_events: number }>(
+        database.db,
+        sql`SELECT sum(signal_count)::int AS signals, sum(event_count)::int AS events,
+              sum(primary_event_count)::int AS primary_events
+            FROM signal_country_hourly WHERE country = 'YT'`,
+      );
+    await ingestSignals(database.db, [
+      story('wire.example', `Floods in Orvale district, GLIDE ${glide}`, 30, 6),
+    ]);
+    const newer = story('times.example', 'Relief convoys reach flooded valleys', 20, 7);
+    await ingestSignals(database.db, [newer], {
+      externalIds: new Map([[newer.source_url, ['eonet:EONET_777']]]),
+    });
+    // Two events so far: two founders in two hours.
+    expect(await countsOfYT()).toEqual([{ signals: 2, events: 2, primary_events: 2 }]);
+    const bridge = story('daily.example', `Orvale floods update (GLIDE ${glide})`, 2, 5);
+    await ingestSignals(database.db, [bridge], {
+      externalIds: new Map([[bridge.source_url, ['eonet:EONET_777']]]),
+    });
+    const [merged] = await queryRows<{ n: number }>(
+      database.db,
+      sql`SELECT count(*)::int AS n FROM events WHERE merged_into IS NOT NULL`,
+    );
+    expect(merged!.n).toBe(1);
+    // One event told three times: the newer event's founder is an echo of the older one now.
+    expect(await countsOfYT()).toEqual([{ signals: 3, events: 1, primary_events: 1 }]);
+    const kept = await tables();
+    await rebuildAggregates(database.db);
+    expect(await tables()).toEqual(kept);
   });
 });

@@ -32,10 +32,15 @@ describe('analytics on the demo data', () => {
     const body = await get('/api/v1/trending');
     expect(body.countries).toHaveLength(8);
     expect(body.layers).toHaveLength(8);
+    // Counted by events, not echoes: the demo tells each story through several outlets, so a
+    // country's burst is a handful of events (it was some twenty signals).
     const top = body.countries[0];
-    expect(top.spike_ratio).toBeGreaterThan(10);
-    expect(top.recent_count).toBeGreaterThan(20);
+    expect(top.spike_ratio).toBeGreaterThan(5);
+    expect(top.recent_count).toBeGreaterThan(5);
     expect(top.recent_count).toBeGreaterThan(10 * top.expected_count);
+    const layer = body.layers[0];
+    expect(layer.spike_ratio).toBeGreaterThan(10);
+    expect(layer.recent_count).toBeGreaterThan(20);
   });
 
   it('compound crises exist in both windows, each on 2+ layers', async () => {
@@ -43,7 +48,8 @@ describe('analytics on the demo data', () => {
     // Both windows, named: a loop over an empty list would assert nothing.
     expect(body.data.map((w: { window_type: string }) => w.window_type).sort()).toEqual(['acute', 'chronic']);
     for (const window of body.data) {
-      expect(window.data.length).toBeGreaterThan(3);
+      // Fewer than when echoes counted (layers need 3 events now, not 3 reports), but several.
+      expect(window.data.length).toBeGreaterThanOrEqual(2);
       for (const crisis of window.data) {
         expect(crisis.layers.length).toBeGreaterThanOrEqual(2);
         expect(crisis.layers.every((l: { severity: number }) => l.severity >= 5)).toBe(true);

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
 import { ingestSignals } from '../../src/ingest/pipeline';
+import { rebuildAggregates } from '../../src/ingest/aggregates';
 import { backends, createKey, startTestApp, type TestApp } from '../support/harness';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
@@ -143,6 +144,8 @@ describe.each(backends)('analytics endpoints on $name', (backend) => {
     // count events: each signal is made an event of its own so the hand-computed figures stay
     // about the formulas (test/events/ pins counting by event).
     await database.db.execute(sql`UPDATE signals SET event_id = id, event_lead = true, corroboration = 1`);
+    // Trending and crises count events from the aggregates: recount them after the regrouping.
+    await rebuildAggregates(database.db);
     app = await startTestApp(database.db, { deps: { now: () => NOW } });
     key = (await createKey(database.db, 'pro')).key;
   });

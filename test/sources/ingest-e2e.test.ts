@@ -204,12 +204,14 @@ describe.each(backends)('connector ingest end to end on $name', (backend) => {
         SELECT date_trunc('hour', published_at) AS bucket, coalesce(region, '') AS region, threat_layer,
           count(*)::int AS n, sum(coalesce(base_score, significance_score)) AS total,
           max(coalesce(base_score, significance_score)) AS top,
-          (count(*) FILTER (WHERE signal_valence = 'crisis'))::int AS crisis
+          (count(*) FILTER (WHERE signal_valence = 'crisis'))::int AS crisis,
+          (count(*) FILTER (WHERE id = event_id))::int AS events
         FROM signals GROUP BY 1, 2, 3)
       SELECT * FROM truth t FULL JOIN signal_hourly h
         ON h.bucket = t.bucket AND h.region = t.region AND h.threat_layer = t.threat_layer
       WHERE t.n IS DISTINCT FROM h.signal_count OR abs(t.total - h.score_sum) > 1e-9
-        OR t.top IS DISTINCT FROM h.score_max OR t.crisis IS DISTINCT FROM h.crisis_count`,
+        OR t.top IS DISTINCT FROM h.score_max OR t.crisis IS DISTINCT FROM h.crisis_count
+        OR t.events IS DISTINCT FROM h.event_count`,
     );
     expect(drift).toEqual([]);
   };
