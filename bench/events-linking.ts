@@ -21,7 +21,7 @@ const WHAT = [
   'raid on border post',
 ];
 
-const headline = (i: number) =>
+export const headline = (i: number) =>
   `${WHAT[i % WHAT.length]} near ${PLACES[i % PLACES.length]} district ${i % 97} leaves damage, officials say`;
 
 /** Stores `count` events (rows only: their members are not needed to be candidates). */

@@ -14,7 +14,8 @@
  * `dispatch` for the dispatcher).
  *
  * Then every endpoint, miss and hit, with each list endpoint against its own SQL (endpoints.ts),
- * and the dispatcher budget: 1,000 webhooks with new signals in one run (dispatch.ts).
+ * the dispatcher budget: 1,000 webhooks with new signals in one run (dispatch.ts), and the ingest
+ * of 1,000 news items with and without its event linking (ingest-linking.ts; `ingest`).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -28,6 +29,7 @@ import { signalPageStatement } from '../src/signals/page';
 import type { SignalFilter } from '../src/signals/query';
 import { benchDispatch } from './dispatch';
 import { benchEndpoints, type EndpointFigures } from './endpoints';
+import { benchIngest } from './ingest-linking';
 import { ensureDatabase, loadSignals } from './load';
 
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/bench';
@@ -271,11 +273,21 @@ async function main() {
     );
   }
 
+  const ingest = !only || only.includes('ingest') ? await benchIngest(db, new Date()) : undefined;
+  if (ingest) {
+    log(
+      `\n## ingest: ${ingest.items.toLocaleString('en')} news items into ${total.toLocaleString('en')} signals`,
+    );
+    log(
+      `  whole ingest ${ingest.ingest.toFixed(0)} items/s   without linking ${ingest.withoutLinking.toFixed(0)} items/s   linking alone ${ingest.linking.toFixed(0)} items/s   (${ingest.accepted} stored, rolled back)`,
+    );
+  }
+
   mkdirSync(new URL('results/', import.meta.url), { recursive: true });
   const file = new URL(`results/${new Date().toISOString().replace(/[:.]/g, '-')}.json`, import.meta.url);
   writeFileSync(
     file,
-    `${JSON.stringify({ at: new Date().toISOString(), signals: total, connections, duration, poolMax: POOL_MAX, pass, results, endpoints, dispatch }, null, 2)}\n`,
+    `${JSON.stringify({ at: new Date().toISOString(), signals: total, connections, duration, poolMax: POOL_MAX, pass, results, endpoints, dispatch, ingest }, null, 2)}\n`,
   );
   log(`\n${pass ? 'All budgets hold.' : 'Some budgets are not met.'} Results: ${file.pathname}`);
   await app.stop();
