@@ -1,4 +1,4 @@
-import { inArray, sql } from 'drizzle-orm';
+import { inArray, sql, type SQL } from 'drizzle-orm';
 import { allowWriteTime, queryRows, type Database } from '../db/client';
 import { entities, signalEntities, signals, sources } from '../db/schema';
 import type { FieldError } from '../http/problem';
@@ -283,26 +283,65 @@ async function linkEntities(db: Database, found: { id: string; entities: Extract
   }
 }
 
-/** Applies the anomaly rule to new signals whose item did not set `is_anomaly`. */
+/** The number of `sorted` values at most `x` (binary search). */
+function countUpTo(sorted: number[], x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Applies the anomaly rule to new signals whose item did not set `is_anomaly`. The publication
+ * times of each (layer, primary country) pair the batch touches are read once, over the span its
+ * signals need (exact to the microsecond), and each signal's two windows are counted in them by
+ * binary search: one pass per pair, not two counts per signal over a busy pair's whole week.
+ */
 async function flagAnomalies(db: Database, ids: string[], deriveUrls: Set<string>) {
-  const window = sql.raw(`interval '${ANOMALY_RULE.windowHours} hours'`);
+  const windowUs = ANOMALY_RULE.windowHours * 3_600_000_000;
+  const spanUs = windowUs + ANOMALY_RULE.baselineDays * 86_400_000_000;
   const span = sql.raw(`interval '${ANOMALY_RULE.baselineDays} days ${ANOMALY_RULE.windowHours} hours'`);
+  // Microseconds since the epoch, exact (extract gives numeric), and below 2^53.
+  const micros = (column: SQL) => sql`(extract(epoch FROM ${column}) * 1000000)::bigint::text`;
   for (const part of chunks(ids)) {
-    const counts = await queryRows<{ id: string; source_url: string; recent: number; baseline: number }>(
+    const batch = (
+      await queryRows<{ id: string; source_url: string; pair: string; at: string }>(
+        db,
+        sql`SELECT id, source_url, threat_layer || ' ' || country_codes[1] AS pair, ${micros(sql`published_at`)} AS at
+            FROM signals WHERE id IN ${part} AND cardinality(country_codes) > 0`,
+      )
+    ).filter((row) => deriveUrls.has(row.source_url));
+    if (batch.length === 0) continue;
+    const times = await queryRows<{ pair: string; at: string }>(
       db,
-      sql`
-        SELECT s.id, s.source_url,
-          (SELECT count(*) FROM signals o
-            WHERE o.threat_layer = s.threat_layer AND o.country_codes[1] = s.country_codes[1]
-              AND o.published_at > s.published_at - ${window} AND o.published_at <= s.published_at)::int AS recent,
-          (SELECT count(*) FROM signals o
-            WHERE o.threat_layer = s.threat_layer AND o.country_codes[1] = s.country_codes[1]
-              AND o.published_at > s.published_at - ${span} AND o.published_at <= s.published_at - ${window})::int AS baseline
-        FROM signals s
-        WHERE s.id IN ${part} AND cardinality(s.country_codes) > 0`,
+      sql`WITH pairs AS (
+            SELECT threat_layer AS layer, country_codes[1] AS country,
+              min(published_at) - ${span} AS lo, max(published_at) AS hi
+            FROM signals WHERE id IN ${batch.map((row) => row.id)} GROUP BY 1, 2)
+          SELECT p.layer || ' ' || p.country AS pair, ${micros(sql`o.published_at`)} AS at
+          FROM pairs p JOIN signals o ON o.threat_layer = p.layer AND o.country_codes[1] = p.country
+            AND o.published_at > p.lo AND o.published_at <= p.hi`,
     );
-    const spiking = counts
-      .filter((row) => deriveUrls.has(row.source_url) && isAnomalous(row.recent, row.baseline))
+    const byPair = new Map<string, number[]>();
+    for (const row of times) {
+      const list = byPair.get(row.pair) ?? [];
+      list.push(Number(row.at));
+      byPair.set(row.pair, list);
+    }
+    for (const list of byPair.values()) list.sort((x, y) => x - y);
+    const spiking = batch
+      .filter((row) => {
+        const sorted = byPair.get(row.pair) ?? [];
+        const at = Number(row.at);
+        const windowStart = countUpTo(sorted, at - windowUs);
+        const recent = countUpTo(sorted, at) - windowStart;
+        const baseline = windowStart - countUpTo(sorted, at - spanUs);
+        return isAnomalous(recent, baseline);
+      })
       .map((row) => row.id);
     if (spiking.length > 0) {
       await db.update(signals).set({ isAnomaly: true }).where(inArray(signals.id, spiking));

@@ -66,5 +66,22 @@ describe('anomaly rule against a non-zero baseline', () => {
         true,
       );
     });
+
+    it('counts the 6-hour window open at its start and closed at its end, within one batch', async () => {
+      const t = Date.now() - HOUR;
+      const batch = (country: string, first: number) =>
+        [first, t - 3 * HOUR, t - 2 * HOUR, t].map((at, i) => ({
+          ...item(`${country}-${i}`, at),
+          country_codes: [country],
+        }));
+      // Exactly 6 hours before the last: outside its window (3 recent, 1 before): no spike.
+      const edge = batch('PT', t - 6 * HOUR);
+      // A millisecond later: inside it (4 recent, none before): a spike.
+      const inside = batch('BE', t - 6 * HOUR + 1);
+      expect(await ingestSignals(database.db, [...edge, ...inside])).toMatchObject({ accepted: 8 });
+      const anomaly = await flagged([...edge, ...inside].map((r) => r.source_url));
+      expect(edge.map((r) => anomaly.get(r.source_url))).toEqual([false, false, false, false]);
+      expect(inside.map((r) => anomaly.get(r.source_url))).toEqual([false, false, false, true]);
+    });
   });
 });
