@@ -1,15 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { migrate as migrateNeon } from 'drizzle-orm/neon-serverless/migrator';
+import { afterAll, beforeAll } from 'vitest';
 import { loadConfig, type Config } from '../../src/config';
 import { neonDatabase, type DatabaseHandle, type DatabaseOptions } from '../../src/db/client';
 import { MIGRATIONS_FOLDER, pgliteDatabase } from '../../src/db/node';
 import type { Deps, Logger } from '../../src/deps';
+import { ingestSignals } from '../../src/ingest/pipeline';
 import { issueKeyForEmail } from '../../src/keys/service';
 import { nodeDeps, serveApp, type RunningServer } from '../../src/node-runtime';
 import { memoryStore } from '../../src/store/memory';
 import type { Store } from '../../src/store/types';
 import type { KeyTier } from '../../src/vocab';
 import { contractFetch } from './contract';
+import { fixtureItems } from './fixture';
 import { configureNeon, startNeonBridge, type NeonBridge } from './neon-bridge';
 import { createScratchDatabase, testDatabaseUrl } from './services';
 
@@ -109,3 +112,129 @@ export const admin = (init: RequestInit = {}): RequestInit => ({
   ...init,
   headers: { ...(init.headers as Record<string, string>), Authorization: `Bearer ${ADMIN_TOKEN}` },
 });
+
+type Db = DatabaseHandle['db'];
+
+/** Ingests the hand-made fixture signals (test/support/fixture.ts): the usual seed. */
+export const seedFixtures = (db: Db) => ingestSignals(db, fixtureItems());
+
+/** What a suite's beforeAll fills in; reading a field before then throws instead of yielding undefined. */
+function filled<T>(what: string): { value: T | undefined; get(): T } {
+  return {
+    value: undefined,
+    get() {
+      if (this.value === undefined)
+        throw new Error(`${what} is set in beforeAll: use it inside a test or hook`);
+      return this.value;
+    },
+  };
+}
+
+export interface DatabaseOptionsForSuite {
+  /** How to open the database: a fresh PGlite from the template unless said. */
+  open?: () => Promise<DatabaseHandle>;
+  /** Run once on the fresh database, before anything else uses it. */
+  seed?: (db: Db) => Promise<unknown>;
+  /** The set-up's own time limit, for a slow seed or a remote database. */
+  timeout?: number;
+}
+
+export interface TestDatabase {
+  readonly database: DatabaseHandle;
+  readonly db: Db;
+}
+
+/**
+ * Opens a fresh migrated database in beforeAll (seeded if asked) and closes it in afterAll.
+ *
+ * @example
+ * const suite = withTestDatabase({ seed: seedFixtures });
+ * it('reads', async () => expect(await countSignals(suite.db)).toBe(10));
+ */
+export function withTestDatabase(options: DatabaseOptionsForSuite = {}): TestDatabase {
+  const database = filled<DatabaseHandle>('the database');
+  beforeAll(async () => {
+    database.value = await (options.open ?? testPglite)();
+    await options.seed?.(database.value.db);
+  }, options.timeout);
+  afterAll(async () => {
+    await database.value?.close();
+  });
+  return {
+    get database() {
+      return database.get();
+    },
+    get db() {
+      return database.get().db;
+    },
+  };
+}
+
+export interface TestAppOptions extends DatabaseOptionsForSuite {
+  store?: Store;
+  config?: Partial<Config>;
+  deps?: Partial<Deps>;
+  /** Issue the suite a key of this tier, read as `key`. */
+  key?: KeyTier;
+}
+
+export interface TestAppContext extends TestDatabase {
+  readonly app: TestApp;
+  /** The server's base URL. */
+  readonly url: string;
+  readonly deps: Deps;
+  /** The key issued for the suite (only with the `key` option). */
+  readonly key: string;
+  /** `app.fetch`. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** `app.fetch` sending the suite's key. */
+  keyed(path: string, init?: RequestInit): Promise<Response>;
+}
+
+/**
+ * A database and the real server around it for one suite: opened, seeded and started in
+ * beforeAll, closed in afterAll.
+ *
+ * @example
+ * const suite = withTestApp({ seed: seedFixtures, key: 'pro' });
+ * it('lists', async () => expect((await suite.keyed('/api/v1/signals')).status).toBe(200));
+ */
+export function withTestApp(options: TestAppOptions = {}): TestAppContext {
+  const base = withTestDatabase(options);
+  const app = filled<TestApp>('the app');
+  const key = filled<string>(options.key ? 'the key' : 'a key (pass the key option)');
+  beforeAll(async () => {
+    if (options.key) key.value = (await createKey(base.db, options.key)).key;
+    app.value = await startTestApp(base.db, options);
+  }, options.timeout);
+  afterAll(async () => {
+    await app.value?.close();
+  });
+  const fetch = (path: string, init?: RequestInit) => app.get().fetch(path, init);
+  return {
+    get database() {
+      return base.database;
+    },
+    get db() {
+      return base.db;
+    },
+    get app() {
+      return app.get();
+    },
+    get url() {
+      return app.get().url;
+    },
+    get deps() {
+      return app.get().deps;
+    },
+    get key() {
+      return key.get();
+    },
+    fetch,
+    keyed: (path, init = {}) =>
+      fetch(path, {
+        ...init,
+        headers: { ...(init.headers as Record<string, string>), 'X-Api-Key': key.get() },
+      }),
+  };
+}

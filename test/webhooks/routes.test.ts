@@ -1,11 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
 import { webhooks } from '../../src/db/schema';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { generateEncryptionKey } from '../../src/webhooks/crypto';
 import { FIXTURE } from '../support/fixture';
-import { admin, backends, createKey, startTestApp, type TestApp, testPglite } from '../support/harness';
+import { admin, backends, createKey, startTestApp, withTestApp } from '../support/harness';
 import { startReceiver, type Receiver } from './receiver';
 
 type Problem = { code: string; errors?: { path: string }[] };
@@ -18,25 +17,19 @@ const call = (key: string, method: string, body?: unknown): RequestInit => ({
 });
 
 describe('webhook registration', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
   let receiver: Receiver;
-
+  const app = withTestApp({
+    config: { WEBHOOK_ALLOW_INSECURE: false, WEBHOOK_ENCRYPTION_KEY: generateEncryptionKey() },
+  });
   beforeAll(async () => {
-    database = await testPglite();
-    app = await startTestApp(database.db, {
-      config: { WEBHOOK_ALLOW_INSECURE: false, WEBHOOK_ENCRYPTION_KEY: generateEncryptionKey() },
-    });
     receiver = await startReceiver([500]);
   });
   afterAll(async () => {
     await receiver?.close();
-    await app?.close();
-    await database?.close();
   });
 
   it('creates, lists, updates and deletes a webhook, never returning its secret', async () => {
-    const { key } = await createKey(database.db);
+    const { key } = await createKey(app.db);
     const created = await app.fetch(
       '/api/v1/webhooks',
       call(key, 'POST', {
@@ -65,7 +58,7 @@ describe('webhook registration', () => {
       disabled_reason: null,
     });
     expect(JSON.stringify(record)).not.toContain(SECRET);
-    const [stored] = await database.db
+    const [stored] = await app.db
       .select()
       .from(webhooks)
       .where(eq(webhooks.id, String(record.id)));
@@ -97,8 +90,8 @@ describe('webhook registration', () => {
   });
 
   it('answers 404 for a webhook of another key, whatever the operation', async () => {
-    const owner = await createKey(database.db);
-    const other = await createKey(database.db);
+    const owner = await createKey(app.db);
+    const other = await createKey(app.db);
     const res = await app.fetch(
       '/api/v1/webhooks',
       call(owner.key, 'POST', { url: 'https://hooks.example.com/a' }),
@@ -145,7 +138,7 @@ describe('webhook registration', () => {
     [{ url: 'https://hooks.example.com/in', active: false }, 'body'],
     [{ url: 'https://hooks.example.com/in', key_id: 'x' }, 'body'],
   ])('refuses the registration %j naming %s', async (body, field) => {
-    const { key } = await createKey(database.db);
+    const { key } = await createKey(app.db);
     const res = await app.fetch('/api/v1/webhooks', call(key, 'POST', body));
     expect(res.status).toBe(400);
     const problem = (await res.json()) as Problem;
@@ -160,7 +153,7 @@ describe('webhook registration', () => {
     [{ active: 'no' }, 'active'],
     [{ layers: ['cyber', 'nope'] }, 'layers.1'],
   ])('refuses the update %j naming %s', async (body, field) => {
-    const { key } = await createKey(database.db);
+    const { key } = await createKey(app.db);
     const res = await app.fetch(
       '/api/v1/webhooks',
       call(key, 'POST', { url: 'https://hooks.example.com/u' }),
@@ -176,7 +169,7 @@ describe('webhook registration', () => {
   it('needs a key, and a JSON body', async () => {
     const anonymous = await app.fetch('/api/v1/webhooks');
     expect(anonymous.status).toBe(401);
-    const { key } = await createKey(database.db);
+    const { key } = await createKey(app.db);
     const form = await app.fetch('/api/v1/webhooks', {
       method: 'POST',
       headers: { 'X-Api-Key': key, 'Content-Type': 'text/plain' },
@@ -194,14 +187,14 @@ describe('webhook registration', () => {
   });
 
   it('sends a signed test delivery that is logged but never counted as a failure', async () => {
-    const insecure = await startTestApp(database.db, {
+    const insecure = await startTestApp(app.db, {
       config: {
         WEBHOOK_ALLOW_INSECURE: true,
         WEBHOOK_ENCRYPTION_KEY: app.deps.config.WEBHOOK_ENCRYPTION_KEY,
       },
     });
     try {
-      const { key } = await createKey(database.db);
+      const { key } = await createKey(app.db);
       const res = await insecure.fetch(
         '/api/v1/webhooks',
         call(key, 'POST', { url: receiver.url, secret: SECRET }),
@@ -234,9 +227,9 @@ describe('webhook registration', () => {
   });
 
   it('refuses to store a secret when no encryption key is configured', async () => {
-    const bare = await startTestApp(database.db, { config: { WEBHOOK_ENCRYPTION_KEY: undefined } });
+    const bare = await startTestApp(app.db, { config: { WEBHOOK_ENCRYPTION_KEY: undefined } });
     try {
-      const { key } = await createKey(database.db);
+      const { key } = await createKey(app.db);
       const signed = await bare.fetch(
         '/api/v1/webhooks',
         call(key, 'POST', { url: 'https://hooks.example.com/s', secret: SECRET }),
@@ -257,18 +250,18 @@ describe('webhook registration', () => {
     const denied = await app.fetch('/api/v1/admin/webhooks/dispatch', { method: 'POST' });
     expect(denied.status).toBe(401);
     // A server that may reach the loopback receiver, and no other test's webhooks in the way.
-    const local = await startTestApp(database.db, { config: { WEBHOOK_ALLOW_INSECURE: true } });
+    const local = await startTestApp(app.db, { config: { WEBHOOK_ALLOW_INSECURE: true } });
     const target = await startReceiver();
     try {
-      await database.db.delete(webhooks);
-      const { key } = await createKey(database.db);
+      await app.db.delete(webhooks);
+      const { key } = await createKey(app.db);
       const created = await local.fetch('/api/v1/webhooks', call(key, 'POST', { url: target.url }));
       expect(created.status).toBe(201);
       const item = {
         ...FIXTURE.kyivStrike,
         source_url: `https://wire.example.com/route-dispatch-${Date.now()}`,
       };
-      expect(await ingestSignals(database.db, [item])).toMatchObject({ accepted: 1 });
+      expect(await ingestSignals(app.db, [item])).toMatchObject({ accepted: 1 });
       // The dispatcher leaves signals younger than its 1 s settling margin for the next pass.
       await new Promise((resolve) => setTimeout(resolve, 1_100));
       const res = await local.fetch('/api/v1/admin/webhooks/dispatch', admin({ method: 'POST' }));
@@ -292,19 +285,10 @@ describe('webhook registration', () => {
 });
 
 describe.each(backends)('the webhook limit on $name', (backend) => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-  beforeAll(async () => {
-    database = await backend.open();
-    app = await startTestApp(database.db);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-  });
+  const app = withTestApp({ open: backend.open });
 
   it('refuses the 6th webhook even when eight are created at once', async () => {
-    const { key } = await createKey(database.db);
+    const { key } = await createKey(app.db);
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
         app.fetch('/api/v1/webhooks', call(key, 'POST', { url: `https://hooks.example.com/${i}` })),
@@ -318,7 +302,7 @@ describe.each(backends)('the webhook limit on $name', (backend) => {
       data: unknown[];
     };
     expect(list.data).toHaveLength(5);
-    const other = await createKey(database.db);
+    const other = await createKey(app.db);
     const elsewhere = await app.fetch(
       '/api/v1/webhooks',
       call(other.key, 'POST', { url: 'https://hooks.example.com/x' }),
