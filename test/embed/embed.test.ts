@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
+import { describe, expect, it } from 'vitest';
 import { renderWidgetError } from '../../src/embed/render';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { FIXTURE, fixtureItems } from '../support/fixture';
-import { backends, startTestApp, type TestApp } from '../support/harness';
+import { backends, withTestApp } from '../support/harness';
 import { NASTY } from '../feeds/nasty';
 
 const NOW = new Date('2026-11-22T00:00:00Z');
@@ -13,17 +12,12 @@ const titles = (html: string) => [...html.matchAll(/class="t"[^>]*>([^<]*)</g)].
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
 
 describe.each(backends)('GET /embed on $name', (backend) => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-
-  beforeAll(async () => {
-    database = await backend.open();
-    await ingestSignals(database.db, [...fixtureItems(), ...Object.values(NASTY)]);
-    app = await startTestApp(database.db, { deps: { now: () => NOW } });
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
+  const app = withTestApp({
+    open: backend.open,
+    seed: async (db) => {
+      await ingestSignals(db, [...fixtureItems(), ...Object.values(NASTY)]);
+    },
+    deps: { now: () => NOW },
   });
 
   it('renders the newest signals of the last 24 hours as HTML', async () => {

@@ -1,7 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
-import { startTestApp, type TestApp, createKey } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { withTestApp } from '../support/harness';
 import { seedEvents, type EventItem } from './seed-events';
 
 const NOW = new Date('2026-11-21T12:00:00Z');
@@ -25,25 +23,19 @@ const ITEMS: EventItem[] = [
 ];
 
 describe('analytics count events, not echoes', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-  let key: string;
   let nameOf: Map<string, string>;
-
-  beforeAll(async () => {
-    database = await pgliteDatabase();
-    const { ids } = await seedEvents(database.db, ITEMS, 'analytics');
-    nameOf = new Map([...ids].map(([name, id]) => [id, name]));
-    app = await startTestApp(database.db, { deps: { now: () => NOW } });
-    key = (await createKey(database.db, 'pro')).key;
-  }, 180_000);
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
+  const app = withTestApp({
+    seed: async (db) => {
+      const { ids } = await seedEvents(db, ITEMS, 'analytics');
+      nameOf = new Map([...ids].map(([name, id]) => [id, name]));
+    },
+    key: 'pro',
+    timeout: 180_000,
+    deps: { now: () => NOW },
   });
 
   it('the brief cites one signal per event, its strongest, and counts events beside signals', async () => {
-    const res = await app.fetch('/api/v1/brief', { headers: { 'X-Api-Key': key } });
+    const res = await app.fetch('/api/v1/brief', { headers: { 'X-Api-Key': app.key } });
     expect(res.status).toBe(200);
     const brief = (await res.json()) as {
       headline: string;
