@@ -238,3 +238,28 @@ export function withTestApp(options: TestAppOptions = {}): TestAppContext {
       }),
   };
 }
+
+/**
+ * Registers one afterAll that closes what the suite opened, the last opened first, and returns
+ * the function that records each thing as it is opened (with how to close it, if not `close()`).
+ *
+ * @example
+ * const closing = closeAfterAll();
+ * beforeAll(async () => {
+ *   receiver = closing(await startReceiver());
+ *   scratch = closing(await createScratchDatabase(url), (s) => s.drop());
+ * });
+ */
+export function closeAfterAll() {
+  const opened: (() => unknown)[] = [];
+  afterAll(async () => {
+    for (const close of opened.splice(0).reverse()) await close();
+  });
+  function closing<T extends { close(): unknown }>(resource: T): T;
+  function closing<T>(resource: T, close: (resource: T) => unknown): T;
+  function closing<T>(resource: T, close?: (resource: T) => unknown): T {
+    opened.push(() => (close ? close(resource) : (resource as { close(): unknown }).close()));
+    return resource;
+  }
+  return closing;
+}
