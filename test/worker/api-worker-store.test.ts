@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { clearOfWindowEdge } from '../http/stores';
-import { ADMIN_TOKEN } from '../support/harness';
+import { ADMIN_TOKEN, closeAfterAll } from '../support/harness';
 import { testDatabaseUrl, testRedisUrl } from '../support/services';
 import { startWorkerServices, type WorkerServices } from './services';
 import { startWorkerd, type WorkerdInstance } from './workerd';
@@ -19,15 +19,12 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd wi
   let worker: WorkerdInstance;
   let lastIp = 0;
 
+  const closing = closeAfterAll();
   beforeAll(async () => {
-    services = await startWorkerServices();
+    services = closing(await startWorkerServices());
     // 'error': the outage test's fail-open warnings are expected.
-    worker = await startWorkerd({ ...services.bindings, ADMIN_TOKEN, LOG_LEVEL: 'error' });
+    worker = closing(await startWorkerd({ ...services.bindings, ADMIN_TOKEN, LOG_LEVEL: 'error' }));
   }, 120_000);
-  afterAll(async () => {
-    await worker?.close();
-    await services?.close();
-  });
 
   /** A client address of its own (TEST-NET-3), so no test shares another's IP bucket. */
   const freshIp = () => `203.0.113.${++lastIp}`;

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CSV_COLUMNS } from '../../src/signals/csv';
 import { BULK, bulkItems, FIXTURE, fixtureItems } from '../support/fixture';
-import { ADMIN_TOKEN } from '../support/harness';
+import { ADMIN_TOKEN, closeAfterAll } from '../support/harness';
 import { testDatabaseUrl, testRedisUrl } from '../support/services';
 import { startWorkerServices, type WorkerServices } from './services';
-import { startWorkerd, type WorkerdInstance } from './workerd';
+import { adminPost, issueKeyThrough, startWorkerd, type WorkerdInstance } from './workerd';
 
 const HOUR = 3_600_000;
 /** Two signals of the last hours, so the embed's look-back window has something to show. */
@@ -71,31 +71,20 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd: f
   let proKey: string;
   let lastIp = 0;
 
+  const closing = closeAfterAll();
   beforeAll(async () => {
-    services = await startWorkerServices();
-    worker = await startWorkerd({ ...services.bindings, ADMIN_TOKEN, LOG_LEVEL: 'warn' });
-    const ingest = await admin('/api/v1/admin/signals', [
+    services = closing(await startWorkerServices());
+    worker = closing(await startWorkerd({ ...services.bindings, ADMIN_TOKEN, LOG_LEVEL: 'warn' }));
+    const ingest = await adminPost(worker, '/api/v1/admin/signals', [
       ...fixtureItems(),
       ...Object.values(RECENT),
       ...bulkItems('workerd/'),
     ]);
     expect(ingest.status).toBe(200);
     expect(await ingest.json()).toMatchObject({ accepted: 12 + BULK, rejected: 0 });
-    const issued = await admin('/api/v1/admin/keys', { email: 'feeds-workerd@example.org', tier: 'pro' });
-    expect(issued.status).toBe(201);
-    proKey = ((await issued.json()) as { key: string }).key;
+    proKey = await issueKeyThrough(worker, 'feeds-workerd@example.org');
   }, 120_000);
-  afterAll(async () => {
-    await worker?.close();
-    await services?.close();
-  });
 
-  const admin = (path: string, body: unknown) =>
-    worker.fetch(path, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ADMIN_TOKEN}` },
-      body: JSON.stringify(body),
-    });
   /** A client of its own per call site (TEST-NET-3), so the per-IP cap never spills between tests. */
   const client = () => {
     const ip = `203.0.113.${++lastIp}`;
