@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { memoryStore } from '../../src/store/memory';
 import { FIXTURE, fixtureItems, type FixtureName } from '../support/fixture';
-import { backends, startTestApp, withTestApp } from '../support/harness';
+import { backends, startTestApp, withTestApp, expectInvalid } from '../support/harness';
 import { decodeHtml, NASTY, xmlVisible } from './nasty';
 
 type Name = FixtureName | keyof typeof NASTY;
@@ -296,12 +296,7 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
     ['end=2026-13-01', 'end'],
     ['start=2026-11-21&end=2026-11-20', 'start'],
   ])('rejects %s naming %s', async (query, field) => {
-    const res = await get(`/api/v1/feed?${query}`);
-    expect(res.status).toBe(400);
-    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    const body = (await res.json()) as { code: string; errors: { path: string }[] };
-    expect(body.code).toBe('invalid_request');
-    expect(body.errors.map((e) => e.path)).toContain(field);
+    await expectInvalid(await get(`/api/v1/feed?${query}`), field);
   });
 
   it('sends a strong ETag and answers a matching If-None-Match with 304', async () => {

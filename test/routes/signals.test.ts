@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { CSV_COLUMNS } from '../../src/signals/csv';
 import { FIXTURE, fixtureItems, type FixtureName } from '../support/fixture';
-import { backends, withTestApp } from '../support/harness';
+import { backends, withTestApp, expectInvalid } from '../support/harness';
 
 describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
   const nameOf = new Map<string, FixtureName>();
@@ -209,13 +209,7 @@ describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
     ['anomaly=yes', 'anomaly'],
     ['format=xml', 'format'],
   ])('rejects %s naming %s', async (query, field) => {
-    const res = await get(`/api/v1/signals?${query}`);
-    expect(res.status).toBe(400);
-    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    const body = (await res.json()) as { code: string; status: number; errors: { path: string }[] };
-    expect(body.code).toBe('invalid_request');
-    expect(body.status).toBe(400);
-    expect(body.errors.map((e) => e.path)).toContain(field);
+    await expectInvalid(await get(`/api/v1/signals?${query}`), field);
   });
 
   it('lists every invalid field at once', async () => {

@@ -6,16 +6,10 @@ import { ingestSignals } from '../../src/ingest/pipeline';
 import { dispatchWebhooks } from '../../src/webhooks/dispatch';
 import { createWebhook } from '../../src/webhooks/service';
 import { FIXTURE } from '../support/fixture';
-import { createKey, memoryLogger, withTestApp } from '../support/harness';
+import { createKey, memoryLogger, withTestApp, keyCall } from '../support/harness';
 import { startReceiver } from '../webhooks/receiver';
 
 type Problem = { code: string; detail: string };
-
-const call = (key: string, method: string, body?: unknown): RequestInit => ({
-  method,
-  headers: { 'X-Api-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-  ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-});
 
 describe("a revoked key's webhooks", () => {
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -48,7 +42,7 @@ describe("a revoked key's webhooks", () => {
 
   /** A second key on the account of `key`, through the API. */
   async function secondKey(key: string): Promise<{ id: string; key: string }> {
-    const res = await app.fetch('/api/v1/keys', call(key, 'POST', { name: 'second' }));
+    const res = await app.fetch('/api/v1/keys', keyCall(key, 'POST', { name: 'second' }));
     expect(res.status).toBe(201);
     return (await res.json()) as { id: string; key: string };
   }
@@ -59,13 +53,13 @@ describe("a revoked key's webhooks", () => {
     for (const i of [1, 2]) {
       const res = await app.fetch(
         '/api/v1/webhooks',
-        call(second.key, 'POST', { url: `${receiver.url}/revoked-${i}` }),
+        keyCall(second.key, 'POST', { url: `${receiver.url}/revoked-${i}` }),
       );
       expect(res.status).toBe(201);
     }
     expect(await app.db.select().from(webhooks).where(eq(webhooks.keyId, second.id))).toHaveLength(2);
 
-    expect((await app.fetch(`/api/v1/keys/${second.id}`, call(first.key, 'DELETE'))).status).toBe(204);
+    expect((await app.fetch(`/api/v1/keys/${second.id}`, keyCall(first.key, 'DELETE'))).status).toBe(204);
     expect(await app.db.select().from(webhooks).where(eq(webhooks.keyId, second.id))).toHaveLength(0);
 
     receiver.received.length = 0;
@@ -107,7 +101,7 @@ describe("a revoked key's webhooks", () => {
 
     const refused = await app.fetch(
       '/api/v1/webhooks',
-      call(first.key, 'POST', { url: 'https://hooks.example.com/new' }),
+      keyCall(first.key, 'POST', { url: 'https://hooks.example.com/new' }),
     );
     expect(refused.status).toBe(409);
     expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -120,13 +114,13 @@ describe("a revoked key's webhooks", () => {
     await secondKey(first.key);
     const allowed = await app.fetch(
       '/api/v1/webhooks',
-      call(first.key, 'POST', { url: 'https://hooks.example.com/new' }),
+      keyCall(first.key, 'POST', { url: 'https://hooks.example.com/new' }),
     );
     expect(allowed.status).toBe(201);
 
     // The next revocation on the account sweeps the leftovers away.
     const third = await secondKey(first.key);
-    expect((await app.fetch(`/api/v1/keys/${third.id}`, call(first.key, 'DELETE'))).status).toBe(204);
+    expect((await app.fetch(`/api/v1/keys/${third.id}`, keyCall(first.key, 'DELETE'))).status).toBe(204);
     const ids = leftovers.map((w) => w.id);
     expect(await app.db.select().from(webhooks).where(inArray(webhooks.id, ids))).toHaveLength(0);
   });
@@ -135,8 +129,8 @@ describe("a revoked key's webhooks", () => {
     const first = await createKey(app.db);
     const second = await secondKey(first.key);
     const [created, revoked] = await Promise.all([
-      app.fetch('/api/v1/webhooks', call(second.key, 'POST', { url: 'https://hooks.example.com/race' })),
-      app.fetch(`/api/v1/keys/${second.id}`, call(first.key, 'DELETE')),
+      app.fetch('/api/v1/webhooks', keyCall(second.key, 'POST', { url: 'https://hooks.example.com/race' })),
+      app.fetch(`/api/v1/keys/${second.id}`, keyCall(first.key, 'DELETE')),
     ]);
     expect(revoked.status).toBe(204);
     expect([201, 401]).toContain(created.status);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { migrate as migrateNeon } from 'drizzle-orm/neon-serverless/migrator';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { loadConfig, type Config } from '../../src/config';
 import { neonDatabase, type DatabaseHandle, type DatabaseOptions } from '../../src/db/client';
 import { MIGRATIONS_FOLDER, pgliteDatabase } from '../../src/db/node';
@@ -263,3 +263,20 @@ export function closeAfterAll() {
   }
   return closing;
 }
+
+/** Asserts that `res` is a 400 `invalid_request` problem whose errors name `field`. */
+export async function expectInvalid(res: Response, field: string): Promise<void> {
+  expect(res.status).toBe(400);
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  const body = (await res.json()) as { code: string; status: number; errors: { path: string }[] };
+  expect(body.code).toBe('invalid_request');
+  expect(body.status).toBe(400);
+  expect(body.errors.map((e) => e.path)).toContain(field);
+}
+
+/** A request made with `key`, carrying `body` as JSON when there is one. */
+export const keyCall = (key: string, method: string, body?: unknown): RequestInit => ({
+  method,
+  headers: { 'X-Api-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+  ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+});

@@ -4,17 +4,11 @@ import { webhooks } from '../../src/db/schema';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { generateEncryptionKey } from '../../src/webhooks/crypto';
 import { FIXTURE } from '../support/fixture';
-import { admin, backends, createKey, startTestApp, withTestApp } from '../support/harness';
+import { admin, backends, createKey, startTestApp, withTestApp, keyCall } from '../support/harness';
 import { startReceiver, type Receiver } from './receiver';
 
 type Problem = { code: string; errors?: { path: string }[] };
 const SECRET = 'route-secret-0123456789';
-
-const call = (key: string, method: string, body?: unknown): RequestInit => ({
-  method,
-  headers: { 'X-Api-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-  ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-});
 
 describe('webhook registration', () => {
   let receiver: Receiver;
@@ -32,7 +26,7 @@ describe('webhook registration', () => {
     const { key } = await createKey(app.db);
     const created = await app.fetch(
       '/api/v1/webhooks',
-      call(key, 'POST', {
+      keyCall(key, 'POST', {
         url: 'https://hooks.example.com/in',
         name: 'SOC',
         secret: SECRET,
@@ -65,14 +59,14 @@ describe('webhook registration', () => {
     expect(stored!.secretCiphertext).toMatch(/^v2\./);
     expect(stored!.secretCiphertext).not.toContain(SECRET);
 
-    const list = (await (await app.fetch('/api/v1/webhooks', call(key, 'GET'))).json()) as {
+    const list = (await (await app.fetch('/api/v1/webhooks', keyCall(key, 'GET'))).json()) as {
       data: unknown[];
     };
     expect(list.data).toEqual([record]);
 
     const paused = await app.fetch(
       `/api/v1/webhooks/${record.id}`,
-      call(key, 'POST', { active: false, min_score: null, name: 'SOC 2' }),
+      keyCall(key, 'POST', { active: false, min_score: null, name: 'SOC 2' }),
     );
     expect(paused.status).toBe(200);
     expect(await paused.json()).toMatchObject({
@@ -82,10 +76,10 @@ describe('webhook registration', () => {
       layers: ['cyber', 'military'],
     });
 
-    const deleted = await app.fetch(`/api/v1/webhooks/${record.id}`, call(key, 'DELETE'));
+    const deleted = await app.fetch(`/api/v1/webhooks/${record.id}`, keyCall(key, 'DELETE'));
     expect(deleted.status).toBe(204);
     expect(await deleted.text()).toBe('');
-    const again = await app.fetch(`/api/v1/webhooks/${record.id}`, call(key, 'DELETE'));
+    const again = await app.fetch(`/api/v1/webhooks/${record.id}`, keyCall(key, 'DELETE'));
     expect(again.status).toBe(404);
   });
 
@@ -94,7 +88,7 @@ describe('webhook registration', () => {
     const other = await createKey(app.db);
     const res = await app.fetch(
       '/api/v1/webhooks',
-      call(owner.key, 'POST', { url: 'https://hooks.example.com/a' }),
+      keyCall(owner.key, 'POST', { url: 'https://hooks.example.com/a' }),
     );
     const { id } = (await res.json()) as { id: string };
     for (const [method, path, body] of [
@@ -103,11 +97,11 @@ describe('webhook registration', () => {
       ['GET', `/api/v1/webhooks/${id}/deliveries`, undefined],
       ['POST', `/api/v1/webhooks/${id}/test`, undefined],
     ] as const) {
-      const attempt = await app.fetch(path, call(other.key, method, body));
+      const attempt = await app.fetch(path, keyCall(other.key, method, body));
       expect(attempt.status, `${method} ${path}`).toBe(404);
       expect(((await attempt.json()) as Problem).code).toBe('not_found');
     }
-    const list = (await (await app.fetch('/api/v1/webhooks', call(other.key, 'GET'))).json()) as {
+    const list = (await (await app.fetch('/api/v1/webhooks', keyCall(other.key, 'GET'))).json()) as {
       data: unknown[];
     };
     expect(list.data).toEqual([]);
@@ -139,7 +133,7 @@ describe('webhook registration', () => {
     [{ url: 'https://hooks.example.com/in', key_id: 'x' }, 'body'],
   ])('refuses the registration %j naming %s', async (body, field) => {
     const { key } = await createKey(app.db);
-    const res = await app.fetch('/api/v1/webhooks', call(key, 'POST', body));
+    const res = await app.fetch('/api/v1/webhooks', keyCall(key, 'POST', body));
     expect(res.status).toBe(400);
     const problem = (await res.json()) as Problem;
     expect(problem.code).toBe('invalid_request');
@@ -156,10 +150,10 @@ describe('webhook registration', () => {
     const { key } = await createKey(app.db);
     const res = await app.fetch(
       '/api/v1/webhooks',
-      call(key, 'POST', { url: 'https://hooks.example.com/u' }),
+      keyCall(key, 'POST', { url: 'https://hooks.example.com/u' }),
     );
     const { id } = (await res.json()) as { id: string };
-    const update = await app.fetch(`/api/v1/webhooks/${id}`, call(key, 'POST', body));
+    const update = await app.fetch(`/api/v1/webhooks/${id}`, keyCall(key, 'POST', body));
     expect(update.status).toBe(400);
     const problem = (await update.json()) as Problem;
     expect(problem.code).toBe('invalid_request');
@@ -182,7 +176,7 @@ describe('webhook registration', () => {
       body: '{"url":',
     });
     expect(((await broken.json()) as Problem).code).toBe('invalid_json');
-    const badId = await app.fetch('/api/v1/webhooks/not-a-uuid', call(key, 'DELETE'));
+    const badId = await app.fetch('/api/v1/webhooks/not-a-uuid', keyCall(key, 'DELETE'));
     expect(badId.status).toBe(400);
   });
 
@@ -197,11 +191,11 @@ describe('webhook registration', () => {
       const { key } = await createKey(app.db);
       const res = await insecure.fetch(
         '/api/v1/webhooks',
-        call(key, 'POST', { url: receiver.url, secret: SECRET }),
+        keyCall(key, 'POST', { url: receiver.url, secret: SECRET }),
       );
       const { id } = (await res.json()) as { id: string };
       for (const expected of [500, 200]) {
-        const test = await insecure.fetch(`/api/v1/webhooks/${id}/test`, call(key, 'POST'));
+        const test = await insecure.fetch(`/api/v1/webhooks/${id}/test`, keyCall(key, 'POST'));
         expect(test.status).toBe(200);
         expect(await test.json()).toMatchObject({ status: expected, ok: expected === 200 });
       }
@@ -209,7 +203,7 @@ describe('webhook registration', () => {
       expect(last.headers['x-service-signature-256']).toMatch(/^sha256=[0-9a-f]{64}$/);
       expect(last.body).toMatchObject({ webhook_id: id, signal_count: 1 });
       const log = (await (
-        await insecure.fetch(`/api/v1/webhooks/${id}/deliveries`, call(key, 'GET'))
+        await insecure.fetch(`/api/v1/webhooks/${id}/deliveries`, keyCall(key, 'GET'))
       ).json()) as {
         data: { status: number; test: boolean }[];
       };
@@ -217,7 +211,7 @@ describe('webhook registration', () => {
         [200, true],
         [500, true],
       ]);
-      const list = (await (await insecure.fetch('/api/v1/webhooks', call(key, 'GET'))).json()) as {
+      const list = (await (await insecure.fetch('/api/v1/webhooks', keyCall(key, 'GET'))).json()) as {
         data: { consecutive_failures: number; active: boolean }[];
       };
       expect(list.data[0]).toMatchObject({ consecutive_failures: 0, active: true });
@@ -232,13 +226,13 @@ describe('webhook registration', () => {
       const { key } = await createKey(app.db);
       const signed = await bare.fetch(
         '/api/v1/webhooks',
-        call(key, 'POST', { url: 'https://hooks.example.com/s', secret: SECRET }),
+        keyCall(key, 'POST', { url: 'https://hooks.example.com/s', secret: SECRET }),
       );
       expect(signed.status).toBe(503);
       expect(((await signed.json()) as { detail: string }).detail).toMatch(/WEBHOOK_ENCRYPTION_KEY/);
       const unsigned = await bare.fetch(
         '/api/v1/webhooks',
-        call(key, 'POST', { url: 'https://hooks.example.com/s' }),
+        keyCall(key, 'POST', { url: 'https://hooks.example.com/s' }),
       );
       expect(unsigned.status).toBe(201);
     } finally {
@@ -255,7 +249,7 @@ describe('webhook registration', () => {
     try {
       await app.db.delete(webhooks);
       const { key } = await createKey(app.db);
-      const created = await local.fetch('/api/v1/webhooks', call(key, 'POST', { url: target.url }));
+      const created = await local.fetch('/api/v1/webhooks', keyCall(key, 'POST', { url: target.url }));
       expect(created.status).toBe(201);
       const item = {
         ...FIXTURE.kyivStrike,
@@ -291,21 +285,21 @@ describe.each(backends)('the webhook limit on $name', (backend) => {
     const { key } = await createKey(app.db);
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        app.fetch('/api/v1/webhooks', call(key, 'POST', { url: `https://hooks.example.com/${i}` })),
+        app.fetch('/api/v1/webhooks', keyCall(key, 'POST', { url: `https://hooks.example.com/${i}` })),
       ),
     );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, 201, 201, 201, 201, 409, 409, 409]);
     const refused = results.find((r) => r.status === 409)!;
     expect(((await refused.json()) as Problem).code).toBe('webhook_limit_reached');
-    const list = (await (await app.fetch('/api/v1/webhooks', call(key, 'GET'))).json()) as {
+    const list = (await (await app.fetch('/api/v1/webhooks', keyCall(key, 'GET'))).json()) as {
       data: unknown[];
     };
     expect(list.data).toHaveLength(5);
     const other = await createKey(app.db);
     const elsewhere = await app.fetch(
       '/api/v1/webhooks',
-      call(other.key, 'POST', { url: 'https://hooks.example.com/x' }),
+      keyCall(other.key, 'POST', { url: 'https://hooks.example.com/x' }),
     );
     expect(elsewhere.status).toBe(201);
   });
