@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withTestApp } from '../support/harness';
-import { seedEvents, type EventItem } from './seed-events';
+import { withEventsApp, type EventItem } from './seed-events';
 
 const NOW = new Date('2026-11-21T12:00:00Z');
 const ago = (hours: number) => new Date(NOW.getTime() - hours * 3_600_000).toISOString();
@@ -23,12 +22,7 @@ const ITEMS: EventItem[] = [
 ];
 
 describe('analytics count events, not echoes', () => {
-  let nameOf: Map<string, string>;
-  const app = withTestApp({
-    seed: async (db) => {
-      const { ids } = await seedEvents(db, ITEMS, 'analytics');
-      nameOf = new Map([...ids].map(([name, id]) => [id, name]));
-    },
+  const { app, nameOf } = withEventsApp(ITEMS, 'analytics', {
     key: 'pro',
     timeout: 180_000,
     deps: { now: () => NOW },

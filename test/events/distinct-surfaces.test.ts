@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withTestApp } from '../support/harness';
-import { seedEvents, type EventItem } from './seed-events';
+import { withEventsApp, type EventItem } from './seed-events';
 
 const recent = (hoursAgo: number) => new Date(Date.now() - hoursAgo * 3_600_000).toISOString();
 
@@ -13,13 +12,7 @@ const ITEMS: EventItem[] = [
 ];
 
 describe('distinct=event on the feed, the export and the widget', () => {
-  let nameOf: Map<string, string>;
-  const app = withTestApp({
-    seed: async (db) => {
-      const { ids } = await seedEvents(db, ITEMS, 'surfaces');
-      nameOf = new Map([...ids].map(([name, id]) => [id, name]));
-    },
-  });
+  const { app, nameOf } = withEventsApp(ITEMS, 'surfaces');
 
   const json = async (path: string) => {
     const res = await app.fetch(path);

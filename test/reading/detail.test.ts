@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client';
-import { admin, backends, json, withTestApp } from '../support/harness';
+import { admin, backends, json, withTestApp, pushRssFeed } from '../support/harness';
 
 /**
  * A news feed through the admin ingest on the real app: the signal detail carries the reading
@@ -30,25 +30,9 @@ describe.each(backends)('news reading on the signal and the source on $name', (b
   };
 
   it('stores the classification at ingest and serves it in the detail view', async () => {
-    const created = await app.fetch(
-      '/api/v1/admin/sources',
-      admin(
-        json({
-          connector: 'rss',
-          name: 'Test wire',
-          url: 'https://wire.example/feed',
-          tier: 'core',
-          enabled: false,
-        }),
-      ),
-    );
-    expect(created.status).toBe(201);
-    const res = await app.fetch(
-      `/api/v1/admin/sources/rss/ingest?source=${encodeURIComponent('Test wire')}`,
-      admin({ method: 'POST', headers: { 'Content-Type': 'application/rss+xml' }, body: feed }),
-    );
-    const ingested = (await res.json()) as Json;
-    expect(res.status).toBe(200);
+    const pushed = await pushRssFeed(app, 'Test wire', 'https://wire.example/feed', feed);
+    expect(pushed.status).toBe(200);
+    const ingested = pushed.body as Json;
     // the video shell is not an event; the Bengali item is in a language without rules and names no country
     expect(ingested.accepted).toBe(1);
     const detail = await get(`/api/v1/signals/${ingested.ids[0]}`);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
-import { admin, backends, createKey, json, startTestApp, type TestApp } from '../support/harness';
+import { admin, backends, createKey, startTestApp, type TestApp, pushRssFeed } from '../support/harness';
 import { startFakeLlm } from './fake-llm';
 
 /**
@@ -49,25 +49,9 @@ describe('the LLM grader at ingest', () => {
   });
 
   it('re-grades the kept item, raising its score by at most 2, and records it in the classification', async () => {
-    const created = await app.fetch(
-      '/api/v1/admin/sources',
-      admin(
-        json({
-          connector: 'rss',
-          name: 'Grader wire',
-          url: 'https://grader.example/feed',
-          tier: 'core',
-          enabled: false,
-        }),
-      ),
-    );
-    expect(created.status).toBe(201);
-    const res = await app.fetch(
-      `/api/v1/admin/sources/rss/ingest?source=${encodeURIComponent('Grader wire')}`,
-      admin({ method: 'POST', headers: { 'Content-Type': 'application/rss+xml' }, body: feed }),
-    );
-    const ingested = (await res.json()) as Json;
-    expect(res.status).toBe(200);
+    const pushed = await pushRssFeed(app, 'Grader wire', 'https://grader.example/feed', feed);
+    expect(pushed.status).toBe(200);
+    const ingested = pushed.body as Json;
     // the shell was dropped by the gate and never shown to the LLM
     expect(ingested.accepted).toBe(1);
     expect(llm.asked).toHaveLength(1);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { migrate as migrateNeon } from 'drizzle-orm/neon-serverless/migrator';
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -6,6 +7,7 @@ import { neonDatabase, type DatabaseHandle, type DatabaseOptions } from '../../s
 import { MIGRATIONS_FOLDER, pgliteDatabase } from '../../src/db/node';
 import type { Deps, Logger } from '../../src/deps';
 import { ingestSignals } from '../../src/ingest/pipeline';
+import { dispatchWebhooks, type DispatchOptions } from '../../src/webhooks/dispatch';
 import { issueKeyForEmail } from '../../src/keys/service';
 import { nodeDeps, serveApp, type RunningServer } from '../../src/node-runtime';
 import { memoryStore } from '../../src/store/memory';
@@ -280,3 +282,43 @@ export const keyCall = (key: string, method: string, body?: unknown): RequestIni
   headers: { 'X-Api-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
   ...(body === undefined ? {} : { body: JSON.stringify(body) }),
 });
+
+const sha256Source = (code: string) => `'sha256-${createHash('sha256').update(code).digest('base64')}'`;
+
+/** The CSP directives the embed page must send for `html`: its own inline script and style, hashed. */
+export function embedCsp(html: string): string[] {
+  const script = html.match(/<script>([\s\S]*?)<\/script>/)![1]!;
+  const style = html.match(/<style>([\s\S]*?)<\/style>/)![1]!;
+  return [
+    "default-src 'none'",
+    `script-src ${sha256Source(script)}`,
+    `style-src ${sha256Source(style)}`,
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ];
+}
+
+/** One dispatcher pass over `db` as of now, with the real fetch and a log kept for assertions. */
+export const dispatchOnce = (db: Db, config: Config, options: DispatchOptions = {}) =>
+  dispatchWebhooks(
+    { db, config, now: () => new Date(), fetch: globalThis.fetch.bind(globalThis), log: memoryLogger() },
+    options,
+  );
+
+/**
+ * Registers a disabled RSS source called `name` through the admin API and pushes `feed` to it,
+ * as an operator would; answers the ingest's status and body.
+ */
+export async function pushRssFeed(app: Pick<TestApp, 'fetch'>, name: string, url: string, feed: string) {
+  const created = await app.fetch(
+    '/api/v1/admin/sources',
+    admin(json({ connector: 'rss', name, url, tier: 'core', enabled: false })),
+  );
+  expect(created.status).toBe(201);
+  const res = await app.fetch(
+    `/api/v1/admin/sources/rss/ingest?source=${encodeURIComponent(name)}`,
+    admin({ method: 'POST', headers: { 'Content-Type': 'application/rss+xml' }, body: feed }),
+  );
+  return { status: res.status, body: await res.json() };
+}
