@@ -7,7 +7,7 @@ import { queryRows } from '../../src/db/client';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { generateEncryptionKey } from '../../src/webhooks/crypto';
 import { fixtureItems } from '../support/fixture';
-import { ADMIN_TOKEN, createKey, withTestApp, seedFixtures } from '../support/harness';
+import { ADMIN_TOKEN, createKey, withTestApp, seedFixtures, ageIngests } from '../support/harness';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
 
 describe('the typed client against the running API', () => {
@@ -58,7 +58,7 @@ describe('the typed client against the running API', () => {
       },
     ]);
     // The dispatcher only reads signals older than its settling delay (1 s; see dispatch.ts).
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await ageIngests(app.db);
     const dispatched = await api.POST('/api/v1/admin/webhooks/dispatch', {
       headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
     });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { sql } from 'drizzle-orm';
 import { migrate as migrateNeon } from 'drizzle-orm/neon-serverless/migrator';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { loadConfig, type Config } from '../../src/config';
@@ -321,4 +322,16 @@ export async function pushRssFeed(app: Pick<TestApp, 'fetch'>, name: string, url
     admin({ method: 'POST', headers: { 'Content-Type': 'application/rss+xml' }, body: feed }),
   );
   return { status: res.status, body: await res.json() };
+}
+
+/**
+ * Moves every signal's ingest time and every webhook's cursor `seconds` into the past, keeping
+ * their order, as if that long had passed: the dispatcher then finds the signals past its
+ * settling margin (1 s) without the test waiting it out on the real clock.
+ */
+export async function ageIngests(db: Db, seconds = 2): Promise<void> {
+  const back = sql`make_interval(secs => ${seconds})`;
+  await db.execute(sql`UPDATE signals SET ingested_at = ingested_at - ${back}`);
+  await db.execute(sql`UPDATE webhooks SET cursor_ingested_at = cursor_ingested_at - ${back},
+    pending_until_ingested_at = pending_until_ingested_at - ${back}`);
 }

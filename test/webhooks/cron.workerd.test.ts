@@ -14,7 +14,7 @@ import { ingestSignals } from '../../src/ingest/pipeline';
 import { generateEncryptionKey } from '../../src/webhooks/crypto';
 import { createWebhook, findWebhook } from '../../src/webhooks/service';
 import { FIXTURE } from '../support/fixture';
-import { closeAfterAll, createKey } from '../support/harness';
+import { closeAfterAll, createKey, ageIngests } from '../support/harness';
 import { configureNeon, startNeonBridge, type NeonBridge } from '../support/neon-bridge';
 import { createScratchDatabase, testDatabaseUrl, type ScratchDatabase } from '../support/services';
 import { buildWorker } from '../worker/workerd';
@@ -75,7 +75,7 @@ describe.skipIf(!testDatabaseUrl())('the webhook Worker in workerd', () => {
     ]);
     expect(ingested.accepted).toBe(2);
     // The dispatcher reads only rows older than its settling margin.
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await ageIngests(database.db);
 
     const worker = await mf.getWorker();
     await worker.scheduled({ cron: '*/5 * * * *' });

@@ -4,7 +4,15 @@ import { webhooks } from '../../src/db/schema';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { generateEncryptionKey } from '../../src/webhooks/crypto';
 import { FIXTURE } from '../support/fixture';
-import { admin, backends, createKey, startTestApp, withTestApp, keyCall } from '../support/harness';
+import {
+  admin,
+  backends,
+  createKey,
+  startTestApp,
+  withTestApp,
+  keyCall,
+  ageIngests,
+} from '../support/harness';
 import { startReceiver, type Receiver } from './receiver';
 
 type Problem = { code: string; errors?: { path: string }[] };
@@ -257,7 +265,7 @@ describe('webhook registration', () => {
       };
       expect(await ingestSignals(app.db, [item])).toMatchObject({ accepted: 1 });
       // The dispatcher leaves signals younger than its 1 s settling margin for the next pass.
-      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      await ageIngests(app.db);
       const res = await local.fetch('/api/v1/admin/webhooks/dispatch', admin({ method: 'POST' }));
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({
