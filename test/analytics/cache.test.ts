@@ -8,9 +8,9 @@ import { cachedValue } from '../../src/http/cache';
 import { memoryStore } from '../../src/store/memory';
 import type { Store } from '../../src/store/types';
 
-const deferred = () => {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
+const deferred = <T = void>() => {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
 };
 
@@ -37,8 +37,15 @@ describe('cachedValue', () => {
   it('computes once across processes sharing a store: the lock holder computes, the other waits for its value', async () => {
     const shared = memoryStore();
     // Two "processes": distinct store objects (so distinct in-process single-flight) over one backing store.
-    const processA: Store = { ...shared };
-    const processB: Store = { ...shared };
+    // Each tells when it is refused the lock: from then on that one waits for the holder's value.
+    const refused = deferred();
+    const telling: Store['limit'] = async (...args) => {
+      const answer = await shared.limit(...args);
+      if (!answer.success) refused.resolve();
+      return answer;
+    };
+    const processA: Store = { ...shared, limit: telling };
+    const processB: Store = { ...shared, limit: telling };
     let calls = 0;
     const gate = deferred();
     const compute = async () => {
@@ -48,7 +55,9 @@ describe('cachedValue', () => {
     };
     const a = cachedValue(processA, 'shared', 60, compute);
     const b = cachedValue(processB, 'shared', 60, compute);
-    setTimeout(() => gate.resolve(), 150);
+    // The holder computes until the gate opens; the other, refused, polls the store meanwhile.
+    await refused.promise;
+    gate.resolve();
     expect((await Promise.all([a, b])).map((r) => r.value)).toEqual(['value', 'value']);
     expect(calls).toBe(1);
   });

@@ -1,29 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
+import { describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/ingest/seed';
-import { createKey, startTestApp, type TestApp, testPglite } from '../support/harness';
+import { withTestApp } from '../support/harness';
 
 const NOW = new Date('2026-11-22T06:00:00Z');
 
 /** The embedded default's demo data must give every analytics endpoint something to say. */
 describe('analytics on the demo data', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-  let key: string;
-
-  beforeAll(async () => {
-    database = await testPglite();
-    await seedDemo(database.db, { now: NOW });
-    app = await startTestApp(database.db, { deps: { now: () => NOW } });
-    key = (await createKey(database.db, 'pro')).key;
-  }, 300_000);
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
+  const app = withTestApp({
+    seed: async (db) => {
+      await seedDemo(db, { now: NOW });
+    },
+    key: 'pro',
+    timeout: 300_000,
+    deps: { now: () => NOW },
   });
 
   const get = async (path: string) => {
-    const res = await app.fetch(path, { headers: { 'X-Api-Key': key } });
+    const res = await app.fetch(path, { headers: { 'X-Api-Key': app.key } });
     expect(res.status, path).toBe(200);
     return (await res.json()) as any;
   };

@@ -1,9 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
+import { describe, expect, it } from 'vitest';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { rebuildAggregates } from '../../src/ingest/aggregates';
-import { backends, createKey, startTestApp, type TestApp } from '../support/harness';
+import { backends, withTestApp } from '../support/harness';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 const HOUR = 3_600_000;
@@ -132,30 +131,24 @@ function world() {
 }
 
 describe.each(backends)('analytics endpoints on $name', (backend) => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-  let key: string;
-
-  beforeAll(async () => {
-    database = await backend.open();
-    const result = await ingestSignals(database.db, world());
-    expect(result).toMatchObject({ accepted: 47, rejected: 0 });
-    // The numbered copies below read as one story to the linker, and clusters and the brief
-    // count events: each signal is made an event of its own so the hand-computed figures stay
-    // about the formulas (test/events/ pins counting by event).
-    await database.db.execute(sql`UPDATE signals SET event_id = id, event_lead = true, corroboration = 1`);
-    // Trending and crises count events from the aggregates: recount them after the regrouping.
-    await rebuildAggregates(database.db);
-    app = await startTestApp(database.db, { deps: { now: () => NOW } });
-    key = (await createKey(database.db, 'pro')).key;
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
+  const app = withTestApp({
+    open: backend.open,
+    seed: async (db) => {
+      const result = await ingestSignals(db, world());
+      expect(result).toMatchObject({ accepted: 47, rejected: 0 });
+      // The numbered copies below read as one story to the linker, and clusters and the brief
+      // count events: each signal is made an event of its own so the hand-computed figures stay
+      // about the formulas (test/events/ pins counting by event).
+      await db.execute(sql`UPDATE signals SET event_id = id, event_lead = true, corroboration = 1`);
+      // Trending and crises count events from the aggregates: recount them after the regrouping.
+      await rebuildAggregates(db);
+    },
+    key: 'pro',
+    deps: { now: () => NOW },
   });
 
   const get = async (path: string, withKey = true) => {
-    const res = await app.fetch(path, { headers: withKey ? { 'X-Api-Key': key } : {} });
+    const res = await app.fetch(path, { headers: withKey ? { 'X-Api-Key': app.key } : {} });
     const text = await res.text();
     expect(res.status, text).toBe(200);
     return { res, body: JSON.parse(text) };
@@ -390,7 +383,7 @@ describe.each(backends)('analytics endpoints on $name', (backend) => {
   });
 
   it('entity: an unknown name is a 404', async () => {
-    const res = await app.fetch('/api/v1/entity?name=Atlantis', { headers: { 'X-Api-Key': key } });
+    const res = await app.fetch('/api/v1/entity?name=Atlantis', { headers: { 'X-Api-Key': app.key } });
     expect(res.status).toBe(404);
     expect(((await res.json()) as { code: string }).code).toBe('not_found');
   });
@@ -497,7 +490,7 @@ describe.each(backends)('analytics endpoints on $name', (backend) => {
     ['/api/v1/entity?name=Kharkiv&limit=101', 'limit'],
     ['/api/v1/entity?name=Kharkiv&offset=-1', 'offset'],
   ])('%s is a 400 naming %s', async (path, field) => {
-    const res = await app.fetch(path, { headers: { 'X-Api-Key': key } });
+    const res = await app.fetch(path, { headers: { 'X-Api-Key': app.key } });
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     const body = (await res.json()) as { code: string; errors: { path: string }[] };

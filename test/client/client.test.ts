@@ -3,30 +3,24 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignalClient, retryAfterSeconds, verifyWebhook, type Signal } from '../../src/client';
-import { queryRows, type DatabaseHandle } from '../../src/db/client';
+import { queryRows } from '../../src/db/client';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { generateEncryptionKey } from '../../src/webhooks/crypto';
 import { fixtureItems } from '../support/fixture';
-import { ADMIN_TOKEN, createKey, startTestApp, type TestApp, testPglite } from '../support/harness';
+import { ADMIN_TOKEN, createKey, withTestApp, seedFixtures, ageIngests } from '../support/harness';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
 
 describe('the typed client against the running API', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
   let receiver: Receiver;
-
+  const app = withTestApp({
+    seed: seedFixtures,
+    config: { WEBHOOK_ALLOW_INSECURE: true, WEBHOOK_ENCRYPTION_KEY: generateEncryptionKey() },
+  });
   beforeAll(async () => {
-    database = await testPglite();
-    await ingestSignals(database.db, fixtureItems());
-    app = await startTestApp(database.db, {
-      config: { WEBHOOK_ALLOW_INSECURE: true, WEBHOOK_ENCRYPTION_KEY: generateEncryptionKey() },
-    });
     receiver = await startReceiver();
   });
   afterAll(async () => {
     await receiver?.close();
-    await app?.close();
-    await database?.close();
   });
 
   it('signs up, walks every page by cursor, registers a webhook and verifies its delivery', async () => {
@@ -55,7 +49,7 @@ describe('the typed client against the running API', () => {
       body: { url: receiver.url, secret, layers: ['disaster'] },
     });
     expect(created.response.status).toBe(201);
-    await ingestSignals(database.db, [
+    await ingestSignals(app.db, [
       {
         ...fixtureItems()[0]!,
         threat_layer: 'disaster',
@@ -64,7 +58,7 @@ describe('the typed client against the running API', () => {
       },
     ]);
     // The dispatcher only reads signals older than its settling delay (1 s; see dispatch.ts).
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await ageIngests(app.db);
     const dispatched = await api.POST('/api/v1/admin/webhooks/dispatch', {
       headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
     });
@@ -80,16 +74,16 @@ describe('the typed client against the running API', () => {
   });
 
   it("reads one signal per event and walks an event's signals, following a merged id", async () => {
-    const api = createSignalClient({ baseUrl: app.url, apiKey: (await createKey(database.db)).key });
+    const api = createSignalClient({ baseUrl: app.url, apiKey: (await createKey(app.db)).key });
     // Two fixture signals are told as one event; the other's old event is merged into it.
     const [kept, merged] = await queryRows<{ id: string; event_id: string }>(
-      database.db,
+      app.db,
       sql`SELECT id, event_id FROM signals WHERE threat_layer = 'cyber' ORDER BY significance_score DESC, id LIMIT 2`,
     );
-    await database.db.execute(
+    await app.db.execute(
       sql`UPDATE signals SET event_id = ${kept!.event_id}::uuid WHERE id = ${merged!.id}::uuid`,
     );
-    await database.db.execute(
+    await app.db.execute(
       sql`UPDATE events SET merged_into = ${kept!.event_id}::uuid WHERE id = ${merged!.event_id}::uuid`,
     );
     const distinct: Signal[] = [];

@@ -3,10 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compoundCrises } from '../../src/analytics/crises';
 import { trending } from '../../src/analytics/trending';
 import { queryRows, type DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { ingestSignals } from '../../src/ingest/pipeline';
-import { startTestApp, type TestApp, createKey } from '../support/harness';
-import { seedEvents, type EventItem } from './seed-events';
+import { testPglite } from '../support/harness';
+import { withEventsApp, type EventItem } from './seed-events';
 
 const NOW = new Date('2026-11-21T12:00:00Z');
 const ago = (hours: number) => new Date(NOW.getTime() - hours * 3_600_000).toISOString();
@@ -29,25 +28,14 @@ const ITEMS: EventItem[] = [
 ];
 
 describe('analytics count events, not echoes', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-  let key: string;
-  let nameOf: Map<string, string>;
-
-  beforeAll(async () => {
-    database = await pgliteDatabase();
-    const { ids } = await seedEvents(database.db, ITEMS, 'analytics');
-    nameOf = new Map([...ids].map(([name, id]) => [id, name]));
-    app = await startTestApp(database.db, { deps: { now: () => NOW } });
-    key = (await createKey(database.db, 'pro')).key;
-  }, 180_000);
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
+  const { app, nameOf } = withEventsApp(ITEMS, 'analytics', {
+    key: 'pro',
+    timeout: 180_000,
+    deps: { now: () => NOW },
   });
 
   it('the brief cites one signal per event, its strongest, and counts events beside signals', async () => {
-    const res = await app.fetch('/api/v1/brief', { headers: { 'X-Api-Key': key } });
+    const res = await app.fetch('/api/v1/brief', { headers: { 'X-Api-Key': app.key } });
     expect(res.status).toBe(200);
     const brief = (await res.json()) as {
       headline: string;
@@ -92,7 +80,7 @@ describe('trending and compound crises count an event told by ten outlets once',
   };
 
   beforeAll(async () => {
-    database = await pgliteDatabase();
+    database = await testPglite();
     const result = await ingestSignals(
       database.db,
       [

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
-import { backends, createKey, startTestApp, type TestApp } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { backends, withTestApp } from '../support/harness';
 import { seedEvents, type EventItem } from './seed-events';
 
 /**
@@ -96,23 +95,16 @@ const ITEMS: EventItem[] = [
 ];
 
 describe.each(backends)('GET /api/v1/signals?distinct=event on $name', (backend) => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-  let key: string;
   let nameOf: Map<string, string>;
   let eventOf: Map<string, string>;
-
-  beforeAll(async () => {
-    database = await backend.open();
-    const seeded = await seedEvents(database.db, ITEMS, 'distinct');
-    nameOf = new Map([...seeded.ids].map(([name, id]) => [id, name]));
-    eventOf = new Map([...seeded.events].map(([name, id]) => [id, name]));
-    app = await startTestApp(database.db);
-    key = (await createKey(database.db, 'pro')).key;
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
+  const app = withTestApp({
+    open: backend.open,
+    seed: async (db) => {
+      const seeded = await seedEvents(db, ITEMS, 'distinct');
+      nameOf = new Map([...seeded.ids].map(([name, id]) => [id, name]));
+      eventOf = new Map([...seeded.events].map(([name, id]) => [id, name]));
+    },
+    key: 'pro',
   });
 
   type Signal = { id: string; event_id?: string };
@@ -120,7 +112,7 @@ describe.each(backends)('GET /api/v1/signals?distinct=event on $name', (backend)
     data: Signal[];
     pagination: { has_more: boolean; next_offset: number | null; next_cursor: string | null };
   };
-  const get = (query: string) => app.fetch(`/api/v1/signals?${query}`, { headers: { 'X-Api-Key': key } });
+  const get = (query: string) => app.fetch(`/api/v1/signals?${query}`, { headers: { 'X-Api-Key': app.key } });
   const page = async (query: string) => {
     const res = await get(query);
     expect(res.status, await res.clone().text()).toBe(200);

@@ -1,8 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
-import { startTestApp, type TestApp } from '../support/harness';
-import { seedEvents, type EventItem } from './seed-events';
+import { describe, expect, it } from 'vitest';
+import { withEventsApp, type EventItem } from './seed-events';
 
 const recent = (hoursAgo: number) => new Date(Date.now() - hoursAgo * 3_600_000).toISOString();
 
@@ -15,20 +12,7 @@ const ITEMS: EventItem[] = [
 ];
 
 describe('distinct=event on the feed, the export and the widget', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-  let nameOf: Map<string, string>;
-
-  beforeAll(async () => {
-    database = await pgliteDatabase();
-    const { ids } = await seedEvents(database.db, ITEMS, 'surfaces');
-    nameOf = new Map([...ids].map(([name, id]) => [id, name]));
-    app = await startTestApp(database.db);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-  });
+  const { app, nameOf } = withEventsApp(ITEMS, 'surfaces');
 
   const json = async (path: string) => {
     const res = await app.fetch(path);

@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
-import { backends, createKey, startTestApp, type TestApp } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { backends, withTestApp } from '../support/harness';
 import { rebuildEvents, seedEvents, type EventItem } from './seed-events';
 
 /** A storm told five times, a lone fire, and a cable cut that is merged into the storm's event. */
@@ -73,30 +72,20 @@ const ITEMS: EventItem[] = [
 ];
 
 describe.each(backends)('GET /api/v1/events/{id} on $name', (backend) => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-  let key: string;
   let ids: Map<string, string>;
   let events: Map<string, string>;
-
-  beforeAll(async () => {
-    database = await backend.open();
-    ({ ids, events } = await seedEvents(database.db, ITEMS, 'reads'));
-    // The cable cut turns out to be part of the storm: its signals move, its id is kept as a pointer.
-    const [storm, cable] = [events.get('storm')!, events.get('cable')!];
-    await database.db.execute(
-      sql`UPDATE signals SET event_id = ${storm}::uuid WHERE event_id = ${cable}::uuid`,
-    );
-    await rebuildEvents(database.db, [storm]);
-    await database.db
-      .execute(sql`INSERT INTO events (id, threat_layer, first_seen_at, last_seen_at, max_score, merged_into)
+  const app = withTestApp({
+    open: backend.open,
+    seed: async (db) => {
+      ({ ids, events } = await seedEvents(db, ITEMS, 'reads'));
+      // The cable cut turns out to be part of the storm: its signals move, its id is kept as a pointer.
+      const [storm, cable] = [events.get('storm')!, events.get('cable')!];
+      await db.execute(sql`UPDATE signals SET event_id = ${storm}::uuid WHERE event_id = ${cable}::uuid`);
+      await rebuildEvents(db, [storm]);
+      await db.execute(sql`INSERT INTO events (id, threat_layer, first_seen_at, last_seen_at, max_score, merged_into)
       VALUES (${cable}::uuid, 'supply_chain', now(), now(), 0, ${storm}::uuid)`);
-    app = await startTestApp(database.db);
-    key = (await createKey(database.db, 'pro')).key;
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
+    },
+    key: 'pro',
   });
 
   type Signal = { id: string };
@@ -115,7 +104,7 @@ describe.each(backends)('GET /api/v1/events/{id} on $name', (backend) => {
       pagination: { has_more: boolean; next_offset: number | null; next_cursor: string | null };
     };
   };
-  const get = (path: string, headers: Record<string, string> = { 'X-Api-Key': key }) =>
+  const get = (path: string, headers: Record<string, string> = { 'X-Api-Key': app.key }) =>
     app.fetch(path, { headers, redirect: 'manual' });
   const event = async (path: string) => {
     const res = await get(path);
@@ -165,7 +154,7 @@ describe.each(backends)('GET /api/v1/events/{id} on $name', (backend) => {
     expect(res.headers.get('location')).toBe(`/api/v1/events/${events.get('storm')!}?limit=2`);
     // Followed, it is the surviving event.
     const followed = await app.fetch(`/api/v1/events/${events.get('cable')!}?limit=2`, {
-      headers: { 'X-Api-Key': key },
+      headers: { 'X-Api-Key': app.key },
     });
     expect(followed.status).toBe(200);
     expect(((await followed.json()) as Event).id).toBe(events.get('storm'));
@@ -174,7 +163,7 @@ describe.each(backends)('GET /api/v1/events/{id} on $name', (backend) => {
   it('follows a chain of merges in one redirect', async () => {
     const [storm, cable] = [events.get('storm')!, events.get('cable')!];
     const older = crypto.randomUUID();
-    await database.db
+    await app.db
       .execute(sql`INSERT INTO events (id, threat_layer, first_seen_at, last_seen_at, max_score, merged_into)
       VALUES (${older}::uuid, 'supply_chain', now(), now(), 0, ${cable}::uuid)`);
     const res = await get(`/api/v1/events/${older}`);
@@ -186,9 +175,7 @@ describe.each(backends)('GET /api/v1/events/{id} on $name', (backend) => {
     const unknown = await get(`/api/v1/events/${crypto.randomUUID()}`);
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { code: string }).code).toBe('not_found');
-    await database.db.execute(
-      sql`UPDATE signals SET retracted_at = now() WHERE id = ${ids.get('fire')!}::uuid`,
-    );
+    await app.db.execute(sql`UPDATE signals SET retracted_at = now() WHERE id = ${ids.get('fire')!}::uuid`);
     expect((await get(`/api/v1/events/${events.get('fire')!}`)).status).toBe(404);
   });
 

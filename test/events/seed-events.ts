@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from '../../src/db/client';
 import { ingestSignals } from '../../src/ingest/pipeline';
+import { withTestApp, type TestAppOptions } from '../support/harness';
 
 /** A test signal with the event it belongs to (`event`: a name shared by its members). */
 export interface EventItem {
@@ -81,4 +82,20 @@ export async function rebuildEvents(db: Database, eventIds: string[]) {
   // Events left without members (their founders moved) are gone, as the linker would leave them.
   await db.execute(sql`DELETE FROM events e WHERE merged_into IS NULL
     AND NOT EXISTS (SELECT 1 FROM signals s WHERE s.event_id = e.id)`);
+}
+
+/**
+ * A test app seeded with `items` (see seedEvents); `nameOf` maps each signal id back to its
+ * item's name once the suite is set up.
+ */
+export function withEventsApp(items: EventItem[], urlPrefix: string, options: TestAppOptions = {}) {
+  const nameOf = new Map<string, string>();
+  const app = withTestApp({
+    ...options,
+    seed: async (db) => {
+      const { ids } = await seedEvents(db, items, urlPrefix);
+      for (const [name, id] of ids) nameOf.set(id, name);
+    },
+  });
+  return { app, nameOf };
 }

@@ -1,12 +1,10 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
-import type { Database, DatabaseHandle } from '../../src/db/client';
 import { webhooks } from '../../src/db/schema';
-import { dispatchWebhooks } from '../../src/webhooks/dispatch';
 import type { CreateWebhook } from '../../src/webhooks/schemas';
 import { createWebhook } from '../../src/webhooks/service';
-import { backends, createKey, memoryLogger } from '../support/harness';
+import { backends, createKey, withTestDatabase, dispatchOnce } from '../support/harness';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
 import { rebuildEvents, seedEvents, type EventItem } from './seed-events';
 
@@ -14,50 +12,38 @@ let round = 0;
 const at = (minutes: number) => new Date(Date.UTC(2026, 10, 20, 6, minutes)).toISOString();
 
 describe.each(backends)('distinct_events webhooks on $name', (backend) => {
-  let database: DatabaseHandle;
-  let db: Database;
+  const database = withTestDatabase({ open: backend.open });
   const receivers: Receiver[] = [];
   const config = loadConfig({ LOG_LEVEL: 'silent', WEBHOOK_ALLOW_INSECURE: 'true' });
-  const run = () =>
-    dispatchWebhooks(
-      { db, config, now: () => new Date(), fetch: globalThis.fetch.bind(globalThis), log: memoryLogger() },
-      { settleMs: 0, timeoutMs: 1_000 },
-    );
+  const run = () => dispatchOnce(database.db, config, { settleMs: 0, timeoutMs: 1_000 });
   async function hook(input: Omit<CreateWebhook, 'url'>) {
     const r = await startReceiver();
     receivers.push(r);
-    const key = await createKey(db);
-    await createWebhook(db, key.id, { url: r.url, ...input }, undefined);
+    const key = await createKey(database.db);
+    await createWebhook(database.db, key.id, { url: r.url, ...input }, undefined);
     return r;
   }
   /** Ingests `items` as one batch (one ingest transaction), grouped into the events they name. */
   async function ingest(items: EventItem[], eventIds: Map<string, string>) {
     round += 1;
-    const seeded = await seedEvents(db, items, `hook${round}`);
+    const seeded = await seedEvents(database.db, items, `hook${round}`);
     // Items naming an event seeded earlier join it.
     for (const item of items) {
       const existing = eventIds.get(item.event);
       if (existing) {
-        await db.execute(
+        await database.db.execute(
           sql`UPDATE signals SET event_id = ${existing}::uuid WHERE id = ${seeded.ids.get(item.name)!}::uuid`,
         );
       } else eventIds.set(item.event, seeded.events.get(item.event)!);
     }
-    await rebuildEvents(db, [...eventIds.values()]);
+    await rebuildEvents(database.db, [...eventIds.values()]);
     return seeded.ids;
   }
   const delivered = (r: Receiver) => r.received.flatMap((x) => x.body.signals.map((s) => s.id));
 
-  beforeAll(async () => {
-    database = await backend.open();
-    db = database.db;
-  });
   afterEach(async () => {
-    await db.delete(webhooks);
+    await database.db.delete(webhooks);
     await Promise.all(receivers.splice(0).map((r) => r.close()));
-  });
-  afterAll(async () => {
-    await database?.close();
   });
 
   it("delivers an event's first matching signal, not its echoes, in one run and in later ones", async () => {
@@ -114,7 +100,8 @@ describe.each(backends)('distinct_events webhooks on $name', (backend) => {
       events,
     );
     // Scores set outright: the corroboration term itself is the linker's to pin.
-    await db.execute(sql`UPDATE signals SET significance_score = CASE WHEN id = ${echo.get('quake2')!}::uuid THEN 7.2 ELSE 6.8 END
+    await database.db
+      .execute(sql`UPDATE signals SET significance_score = CASE WHEN id = ${echo.get('quake2')!}::uuid THEN 7.2 ELSE 6.8 END
       WHERE event_id = ${events.get('quake')!}::uuid`);
     await run();
     expect(delivered(distinct)).toEqual([echo.get('quake2')]);
@@ -142,7 +129,7 @@ describe.each(backends)('distinct_events webhooks on $name', (backend) => {
       [{ name: 'fireB', event: 'fireB', layer: 'disaster', score: 5, published: at(41) }],
       events,
     );
-    await db.execute(
+    await database.db.execute(
       sql`UPDATE signals SET event_id = ${events.get('fireA')!}::uuid WHERE id = ${b.get('fireB')!}::uuid`,
     );
     await run();
@@ -150,9 +137,9 @@ describe.each(backends)('distinct_events webhooks on $name', (backend) => {
   });
 
   it('is recorded, shown and changeable on the webhook record', async () => {
-    const key = await createKey(db);
+    const key = await createKey(database.db);
     const row = await createWebhook(
-      db,
+      database.db,
       key.id,
       { url: 'http://127.0.0.1:9/x', distinct_events: true },
       undefined,

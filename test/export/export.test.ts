@@ -1,10 +1,9 @@
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
+import { describe, expect, it } from 'vitest';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { CSV_COLUMNS } from '../../src/signals/csv';
 import { BULK, bulkItems, FIXTURE, fixtureItems } from '../support/fixture';
-import { backends, startTestApp, type TestApp } from '../support/harness';
+import { backends, withTestApp } from '../support/harness';
 import { NASTY } from '../feeds/nasty';
 
 const ALL = { ...FIXTURE, ...NASTY } as Record<string, { source_url: string }>;
@@ -21,24 +20,13 @@ const parseCsv = (text: string) =>
   }) as string[][];
 
 describe.each(backends)('GET /api/export on $name', (backend) => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-
-  beforeAll(async () => {
-    database = await backend.open();
-    const result = await ingestSignals(database.db, [
-      ...fixtureItems(),
-      ...Object.values(NASTY),
-      ...bulkItems(),
-    ]);
-    expect(result).toMatchObject({ accepted: 12 + BULK, rejected: 0 });
-    app = await startTestApp(database.db, {
-      deps: { now: () => new Date('2026-11-22T10:00:00Z') },
-    });
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
+  const app = withTestApp({
+    open: backend.open,
+    seed: async (db) => {
+      const result = await ingestSignals(db, [...fixtureItems(), ...Object.values(NASTY), ...bulkItems()]);
+      expect(result).toMatchObject({ accepted: 12 + BULK, rejected: 0 });
+    },
+    deps: { now: () => new Date('2026-11-22T10:00:00Z') },
   });
 
   const csv = async (query: string) => {

@@ -1,10 +1,9 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { memoryStore } from '../../src/store/memory';
 import { FIXTURE, fixtureItems, type FixtureName } from '../support/fixture';
-import { backends, createKey, startTestApp, type TestApp } from '../support/harness';
+import { backends, startTestApp, withTestApp, expectInvalid } from '../support/harness';
 import { decodeHtml, NASTY, xmlVisible } from './nasty';
 
 type Name = FixtureName | keyof typeof NASTY;
@@ -32,9 +31,6 @@ function parseXml(text: string) {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-  let key: string;
   let clock = Date.parse('2026-11-22T00:00:00Z');
   const nameOf = new Map<string, Name>();
   const idOf = new Map<Name, string>();
@@ -45,13 +41,16 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
       if (ta !== tb) return ta < tb ? 1 : -1;
       return idOf.get(a)! < idOf.get(b)! ? -1 : 1;
     });
-
+  const app = withTestApp({
+    open: backend.open,
+    seed: async (db) => {
+      const result = await ingestSignals(db, [...fixtureItems(), ...Object.values(NASTY)]);
+      expect(result).toMatchObject({ accepted: 12, rejected: 0 });
+    },
+    key: 'pro',
+    store: memoryStore(() => clock),
+  });
   beforeAll(async () => {
-    database = await backend.open();
-    const result = await ingestSignals(database.db, [...fixtureItems(), ...Object.values(NASTY)]);
-    expect(result).toMatchObject({ accepted: 12, rejected: 0 });
-    app = await startTestApp(database.db, { store: memoryStore(() => clock) });
-    key = (await createKey(database.db, 'pro')).key;
     const feed = (await (await app.fetch('/api/v1/feed?format=json&limit=50')).json()) as {
       items: { id: string; external_url: string }[];
     };
@@ -61,10 +60,6 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
       idOf.set(name, item.id.replace('urn:uuid:', ''));
     }
     expect(nameOf.size).toBe(12);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
   });
 
   /** A fresh cache window per call, so each test sees the database, not another test's render. */
@@ -301,12 +296,7 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
     ['end=2026-13-01', 'end'],
     ['start=2026-11-21&end=2026-11-20', 'start'],
   ])('rejects %s naming %s', async (query, field) => {
-    const res = await get(`/api/v1/feed?${query}`);
-    expect(res.status).toBe(400);
-    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    const body = (await res.json()) as { code: string; errors: { path: string }[] };
-    expect(body.code).toBe('invalid_request');
-    expect(body.errors.map((e) => e.path)).toContain(field);
+    await expectInvalid(await get(`/api/v1/feed?${query}`), field);
   });
 
   it('sends a strong ETag and answers a matching If-None-Match with 304', async () => {
@@ -356,11 +346,11 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
     const anonymous = await get('/api/v1/feed?limit=1');
     expect(anonymous.status).toBe(200);
     expect(anonymous.headers.get('x-ratelimit-tier')).toBe('public');
-    const keyed = await get(`/api/v1/feed?limit=1&api_key=${key}`);
+    const keyed = await get(`/api/v1/feed?limit=1&api_key=${app.key}`);
     expect(keyed.status).toBe(200);
     expect(keyed.headers.get('x-ratelimit-tier')).toBe('pro');
     const text = await keyed.text();
-    expect(text).not.toContain(key);
+    expect(text).not.toContain(app.key);
     expect(text).not.toContain('api_key');
     const bad = await get('/api/v1/feed?api_key=sig_not-a-real-key');
     expect(bad.status).toBe(401);
@@ -368,7 +358,7 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
   });
 
   it('links to PUBLIC_BASE_URL when it is set', async () => {
-    const other = await startTestApp(database.db, {
+    const other = await startTestApp(app.db, {
       config: { PUBLIC_BASE_URL: 'https://signals.example.org/' },
     });
     try {

@@ -1,35 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
-import { ingestSignals } from '../../src/ingest/pipeline';
 import { memoryStore } from '../../src/store/memory';
 import type { Store } from '../../src/store/types';
-import { fixtureItems } from '../support/fixture';
-import { backends, memoryLogger, startTestApp, type TestApp } from '../support/harness';
+import { memoryLogger, startTestApp, type TestApp, withTestApp, seedFixtures } from '../support/harness';
 
 const PUBLIC_READS = ['/api/v1/feed', '/api/export', '/embed', '/embed/data'];
 
 describe('feeds, export and embed as public reads', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
   let broken: TestApp;
   const log = memoryLogger();
-
+  const app = withTestApp({ seed: seedFixtures });
   beforeAll(async () => {
-    database = await backends[0]!.open();
-    await ingestSignals(database.db, fixtureItems());
-    app = await startTestApp(database.db);
     // A store whose cache is down (its limiter still works): reads must still be served.
     const store: Store = {
       ...memoryStore(),
       get: () => Promise.reject(new Error('cache down')),
       set: () => Promise.reject(new Error('cache down')),
     };
-    broken = await startTestApp(database.db, { store, deps: { log } });
+    broken = await startTestApp(app.db, { store, deps: { log } });
   });
   afterAll(async () => {
-    await app?.close();
     await broken?.close();
-    await database?.close();
   });
 
   it('documents each with its 200, 304 and error statuses', async () => {

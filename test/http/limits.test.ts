@@ -1,32 +1,29 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config';
-import type { DatabaseHandle } from '../../src/db/client';
-import { createKey, json, startTestApp, type TestApp, testPglite } from '../support/harness';
+import {
+  createKey,
+  json,
+  startTestApp,
+  type TestApp,
+  closeAfterAll,
+  withTestDatabase,
+} from '../support/harness';
 import { clearOfWindowEdge, storeKinds, type TestStore } from './stores';
 
 const LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-tier'];
 
 describe.each(storeKinds())('rate limits on the $name store', (kind) => {
-  let database: DatabaseHandle;
-  const apps: TestApp[] = [];
-
-  beforeAll(async () => {
-    database = await testPglite();
-  });
-  afterAll(async () => {
-    await Promise.all(apps.map((app) => app.close()));
-    await kind.close();
-    await database?.close();
-  });
+  const database = withTestDatabase();
+  afterAll(() => kind.close());
+  const closing = closeAfterAll();
 
   /** A server with fresh buckets of its own. */
   async function freshApp(config: Partial<Config> = {}): Promise<{ app: TestApp; store: TestStore }> {
     // A minute edge is also an hour edge: this keeps every window these tests fill whole.
     await clearOfWindowEdge(60);
     const store = await kind.open();
-    const app = await startTestApp(database.db, { store: store.store, config });
-    apps.push(app);
+    const app = closing(await startTestApp(database.db, { store: store.store, config }));
     return { app, store };
   }
   const withKey = (key: string, headers: Record<string, string> = {}) => ({

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openApiDocument, createApp } from '../../src/app';
-import type { DatabaseHandle } from '../../src/db/client';
 import { DOCS_SCRIPT_PATH } from '../../src/routes/docs';
-import { startTestApp, type TestApp, testPglite } from '../support/harness';
+import { withTestApp } from '../support/harness';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 const SAMPLE_ID = '00000000-0000-4000-8000-000000000000';
@@ -24,17 +23,7 @@ function documentedPaths(): { path: string; declared: string[] }[] {
 }
 
 describe('unsupported methods', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-
-  beforeAll(async () => {
-    database = await testPglite();
-    app = await startTestApp(database.db);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-  });
+  const app = withTestApp();
 
   const paths = documentedPaths();
 

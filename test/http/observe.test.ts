@@ -1,9 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
+import { describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/deps';
-import { ingestSignals } from '../../src/ingest/pipeline';
-import { fixtureItems } from '../support/fixture';
-import { createKey, startTestApp, type TestApp, testPglite } from '../support/harness';
+import { startTestApp, testPglite, withTestApp, seedFixtures } from '../support/harness';
 
 /** A logger that keeps whole lines, fields included. */
 function fieldLogger() {
@@ -29,21 +26,8 @@ const timings = (header: string | null) =>
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe('request ids and Server-Timing', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-  let key: string;
   const logger = fieldLogger();
-
-  beforeAll(async () => {
-    database = await testPglite();
-    await ingestSignals(database.db, fixtureItems());
-    app = await startTestApp(database.db, { deps: { log: logger.log } });
-    key = (await createKey(database.db)).key;
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-  });
+  const app = withTestApp({ seed: seedFixtures, key: 'pro', deps: { log: logger.log } });
 
   it('gives every response a new request id, and a distinct one each time', async () => {
     const first = await app.fetch('/api/v1/health');
@@ -71,7 +55,7 @@ describe('request ids and Server-Timing', () => {
   });
 
   it('reports database, store and total time; a keyed read spends time in both', async () => {
-    const res = await app.fetch('/api/v1/signals?limit=5', { headers: { 'X-Api-Key': key } });
+    const res = await app.fetch('/api/v1/signals?limit=5', { headers: { 'X-Api-Key': app.key } });
     expect(res.status).toBe(200);
     const t = timings(res.headers.get('server-timing'));
     expect(Object.keys(t).sort()).toEqual(['db', 'store', 'total']);
@@ -93,7 +77,7 @@ describe('request ids and Server-Timing', () => {
     await broken.close();
     try {
       const res = await failing.fetch('/api/v1/signals', {
-        headers: { 'X-Api-Key': key, 'X-Request-Id': 'support-ticket-0001' },
+        headers: { 'X-Api-Key': app.key, 'X-Request-Id': 'support-ticket-0001' },
       });
       expect(res.status).toBe(503);
       expect(res.headers.get('x-request-id')).toBe('support-ticket-0001');
@@ -109,7 +93,7 @@ describe('request ids and Server-Timing', () => {
   });
 
   it('keeps request ids out of 4xx problem bodies', async () => {
-    const res = await app.fetch('/api/v1/signals?min_score=11', { headers: { 'X-Api-Key': key } });
+    const res = await app.fetch('/api/v1/signals?min_score=11', { headers: { 'X-Api-Key': app.key } });
     expect(res.status).toBe(400);
     expect(await res.json()).not.toHaveProperty('request_id');
   });

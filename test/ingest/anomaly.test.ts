@@ -1,11 +1,10 @@
 import { inArray } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
+import { describe, expect, it } from 'vitest';
 import { signals } from '../../src/db/schema';
 import { anomalyZ, isAnomalous } from '../../src/ingest/anomaly';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { FIXTURE } from '../support/fixture';
-import { testPglite } from '../support/harness';
+import { withTestDatabase } from '../support/harness';
 
 const HOUR = 3_600_000;
 
@@ -21,13 +20,7 @@ describe('anomaly rule against a non-zero baseline', () => {
   });
 
   describe('through ingest', () => {
-    let database: DatabaseHandle;
-    beforeAll(async () => {
-      database = await testPglite();
-    });
-    afterAll(async () => {
-      await database?.close();
-    });
+    const database = withTestDatabase();
 
     const item = (name: string, at: number) => ({
       ...FIXTURE.lyonHospital,

@@ -1,20 +1,13 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
+import { describe, expect, it } from 'vitest';
 import { sources } from '../../src/db/schema';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { FIXTURE } from '../support/fixture';
-import { testPglite } from '../support/harness';
+import { withTestDatabase } from '../support/harness';
 
 /** Issue 13, item 11: a source named by several items of one batch. */
 describe('a source named by several items of one batch', () => {
-  let database: DatabaseHandle;
-  beforeAll(async () => {
-    database = await testPglite();
-  });
-  afterAll(async () => {
-    await database?.close();
-  });
+  const database = withTestDatabase();
 
   const item = (name: string, n: number, source: Record<string, string>) => ({
     ...FIXTURE.kyivStrike,

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryRows, type DatabaseHandle } from '../../src/db/client';
+import { describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { FIXTURE } from '../support/fixture';
-import { admin, backends, startTestApp, type TestApp } from '../support/harness';
+import { admin, backends, withTestApp } from '../support/harness';
 
 const item = (n: number, overrides: Record<string, unknown> = {}) => ({
   threat_layer: 'cyber',
@@ -18,17 +18,7 @@ const item = (n: number, overrides: Record<string, unknown> = {}) => ({
 });
 
 describe.each(backends)('ingest on $name', (backend) => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-
-  beforeAll(async () => {
-    database = await backend.open();
-    app = await startTestApp(database.db);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-  });
+  const app = withTestApp({ open: backend.open });
 
   const post = (body: string, type = 'application/json', auth = true) =>
     app.fetch(
@@ -37,7 +27,7 @@ describe.each(backends)('ingest on $name', (backend) => {
     );
 
   it('accepts good items, skips duplicates and reports bad ones by index', async () => {
-    await ingestSignals(database.db, [item(1)]);
+    await ingestSignals(app.db, [item(1)]);
     const batch = [
       item(2),
       item(1), // already stored
@@ -79,7 +69,7 @@ describe.each(backends)('ingest on $name', (backend) => {
       ]),
     );
     const [row] = await queryRows<{ country_codes: string[]; region: string; title: string; tier: string }>(
-      database.db,
+      app.db,
       sql`SELECT s.country_codes, s.region, s.title, src.tier FROM signals s JOIN sources src ON src.id = s.source_id WHERE s.source_url = 'https://ingest.example.com/8'`,
     );
     expect(row).toEqual({
@@ -89,7 +79,7 @@ describe.each(backends)('ingest on $name', (backend) => {
       tier: 'community',
     });
     const found = await queryRows<{ name: string; type: string; mentions: number }>(
-      database.db,
+      app.db,
       sql`SELECT e.name, e.type, se.mentions FROM signal_entities se JOIN entities e ON e.id = se.entity_id
           JOIN signals s ON s.id = se.signal_id WHERE s.source_url = 'https://ingest.example.com/8' ORDER BY e.name`,
     );
@@ -114,9 +104,9 @@ describe.each(backends)('ingest on $name', (backend) => {
         published_at: `2026-11-10T0${i}:30:00Z`,
       }),
     );
-    await ingestSignals(database.db, spike);
+    await ingestSignals(app.db, spike);
     const rows = await queryRows<{ source_url: string; is_anomaly: boolean }>(
-      database.db,
+      app.db,
       sql`SELECT source_url, is_anomaly FROM signals WHERE 'KE' = ANY(country_codes) ORDER BY published_at`,
     );
     // No baseline: z = n / 1, so the 4th signal in 6 hours is the first to count as a spike.
@@ -125,10 +115,10 @@ describe.each(backends)('ingest on $name', (backend) => {
 
   it('keeps hourly aggregates in step with the signals', async () => {
     const [agg] = await queryRows<{ n: number }>(
-      database.db,
+      app.db,
       sql`SELECT sum(signal_count)::int AS n FROM signal_hourly`,
     );
-    const [count] = await queryRows<{ n: number }>(database.db, sql`SELECT count(*)::int AS n FROM signals`);
+    const [count] = await queryRows<{ n: number }>(app.db, sql`SELECT count(*)::int AS n FROM signals`);
     expect(agg!.n).toBe(count!.n);
   });
 
@@ -148,10 +138,10 @@ describe.each(backends)('ingest on $name', (backend) => {
   });
 
   it('changes nothing when every item is bad', async () => {
-    const before = await queryRows<{ n: number }>(database.db, sql`SELECT count(*)::int AS n FROM signals`);
+    const before = await queryRows<{ n: number }>(app.db, sql`SELECT count(*)::int AS n FROM signals`);
     const res = await post(JSON.stringify([{ ...FIXTURE.kyivStrike, significance_score: 'high' }]));
     expect(((await res.json()) as { rejected: number }).rejected).toBe(1);
-    const after = await queryRows<{ n: number }>(database.db, sql`SELECT count(*)::int AS n FROM signals`);
+    const after = await queryRows<{ n: number }>(app.db, sql`SELECT count(*)::int AS n FROM signals`);
     expect(after).toEqual(before);
   });
 });

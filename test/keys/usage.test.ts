@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
+import { describe, expect, it } from 'vitest';
 import { apiKeys } from '../../src/db/schema';
 import { flushUsage, MAX_PENDING_KEYS, recordUse } from '../../src/keys/usage';
-import { createKey } from '../support/harness';
+import { createKey, withTestDatabase } from '../support/harness';
 
 const T0 = new Date('2026-11-25T10:00:00Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
@@ -13,13 +11,7 @@ const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 // The usage UPDATE fails for real while the column it writes is renamed away: a database that
 // refuses the flush, as it does during an outage.
 describe('key usage while the database refuses its writes', () => {
-  let database: DatabaseHandle;
-  beforeAll(async () => {
-    database = await pgliteDatabase();
-  });
-  afterAll(async () => {
-    await database?.close();
-  });
+  const database = withTestDatabase();
 
   const breakWrites = () =>
     database.db.execute(sql`ALTER TABLE api_keys RENAME COLUMN requests_total TO requests_total_away`);

@@ -2,18 +2,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
-import { ingestSignals } from '../../src/ingest/pipeline';
 import { TOOLS } from '../../src/mcp/tools';
-import { fixtureItems } from '../support/fixture';
-import { createKey, startTestApp, type TestApp, testPglite } from '../support/harness';
+import { createKey, withTestApp, seedFixtures } from '../support/harness';
 
 const NOW = new Date('2026-11-20T12:00:00Z');
 
 describe('the MCP server at /api/v1/mcp', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-  let key: string;
   let client: Client;
 
   /** An MCP client of the SDK itself, speaking Streamable HTTP to the running server. */
@@ -30,22 +24,16 @@ describe('the MCP server at /api/v1/mcp', () => {
     (await client.callTool({ name, arguments: args })) as CallToolResult;
 
   const http = async (path: string) => {
-    const res = await app.fetch(path, { headers: { 'X-Api-Key': key } });
+    const res = await app.fetch(path, { headers: { 'X-Api-Key': app.key } });
     expect(res.status).toBe(200);
     return res.json();
   };
-
+  const app = withTestApp({ seed: seedFixtures, key: 'pro', deps: { now: () => NOW } });
   beforeAll(async () => {
-    database = await testPglite();
-    await ingestSignals(database.db, fixtureItems());
-    app = await startTestApp(database.db, { deps: { now: () => NOW } });
-    key = (await createKey(database.db, 'pro')).key;
-    client = await connect(key);
+    client = await connect(app.key);
   });
   afterAll(async () => {
     await client?.close();
-    await app?.close();
-    await database?.close();
   });
 
   it('initializes and lists every tool with an input schema taken from its route', async () => {
@@ -158,7 +146,7 @@ describe('the MCP server at /api/v1/mcp', () => {
   });
 
   it("counts each POST once against the key's limit, with the limit headers, and answers 429 past it", async () => {
-    const free = (await createKey(database.db, 'free')).key;
+    const free = (await createKey(app.db, 'free')).key;
     const post = (id: number) =>
       app.fetch('/api/v1/mcp', {
         method: 'POST',

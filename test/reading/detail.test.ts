@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { queryRows, type DatabaseHandle } from '../../src/db/client';
-import { admin, backends, createKey, json, startTestApp, type TestApp } from '../support/harness';
+import { queryRows } from '../../src/db/client';
+import { admin, backends, json, withTestApp, pushRssFeed } from '../support/harness';
 
 /**
  * A news feed through the admin ingest on the real app: the signal detail carries the reading
@@ -22,45 +22,17 @@ const feed = `<?xml version="1.0" encoding="UTF-8"?>
 </channel></rss>`;
 
 describe.each(backends)('news reading on the signal and the source on $name', (backend) => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-  let key: string;
-
-  beforeAll(async () => {
-    database = await backend.open();
-    app = await startTestApp(database.db);
-    key = (await createKey(database.db, 'pro')).key;
-  }, 180_000);
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-  });
+  const app = withTestApp({ open: backend.open, key: 'pro', timeout: 180_000 });
 
   const get = async (path: string) => {
-    const res = await app.fetch(path, { headers: { 'X-Api-Key': key } });
+    const res = await app.fetch(path, { headers: { 'X-Api-Key': app.key } });
     return { status: res.status, body: (await res.json()) as Json };
   };
 
   it('stores the classification at ingest and serves it in the detail view', async () => {
-    const created = await app.fetch(
-      '/api/v1/admin/sources',
-      admin(
-        json({
-          connector: 'rss',
-          name: 'Test wire',
-          url: 'https://wire.example/feed',
-          tier: 'core',
-          enabled: false,
-        }),
-      ),
-    );
-    expect(created.status).toBe(201);
-    const res = await app.fetch(
-      `/api/v1/admin/sources/rss/ingest?source=${encodeURIComponent('Test wire')}`,
-      admin({ method: 'POST', headers: { 'Content-Type': 'application/rss+xml' }, body: feed }),
-    );
-    const ingested = (await res.json()) as Json;
-    expect(res.status).toBe(200);
+    const pushed = await pushRssFeed(app, 'Test wire', 'https://wire.example/feed', feed);
+    expect(pushed.status).toBe(200);
+    const ingested = pushed.body as Json;
     // the video shell is not an event; the Bengali item is in a language without rules and names no country
     expect(ingested.accepted).toBe(1);
     const detail = await get(`/api/v1/signals/${ingested.ids[0]}`);
@@ -107,7 +79,7 @@ describe.each(backends)('news reading on the signal and the source on $name', (b
     const body = (await res.json()) as Json;
     expect(body, JSON.stringify(body)).toMatchObject({ accepted: 1 });
     const [row] = await queryRows<{ id: string }>(
-      database.db,
+      app.db,
       sql`SELECT id FROM signals WHERE source_url = 'https://quakes.example/e1'`,
     );
     const id = row!.id;

@@ -7,7 +7,7 @@ import { nodeDeps } from '../../src/node-runtime';
 import { pollSource } from '../../src/sources/poller';
 import { memoryStore } from '../../src/store/memory';
 import { startFeedServer } from '../sources/feed-server';
-import { admin, backends, createKey, json, startTestApp, type TestApp } from '../support/harness';
+import { admin, backends, createKey, startTestApp, type TestApp, pushRssFeed } from '../support/harness';
 import { startFakeLlm } from './fake-llm';
 
 /**
@@ -57,25 +57,9 @@ describe('the LLM grader at ingest', () => {
   });
 
   it('re-grades the kept item, raising its score by at most 2, and records it in the classification', async () => {
-    const created = await app.fetch(
-      '/api/v1/admin/sources',
-      admin(
-        json({
-          connector: 'rss',
-          name: 'Grader wire',
-          url: 'https://grader.example/feed',
-          tier: 'core',
-          enabled: false,
-        }),
-      ),
-    );
-    expect(created.status).toBe(201);
-    const res = await app.fetch(
-      `/api/v1/admin/sources/rss/ingest?source=${encodeURIComponent('Grader wire')}`,
-      admin({ method: 'POST', headers: { 'Content-Type': 'application/rss+xml' }, body: feed }),
-    );
-    const ingested = (await res.json()) as Json;
-    expect(res.status).toBe(200);
+    const pushed = await pushRssFeed(app, 'Grader wire', 'https://grader.example/feed', feed);
+    expect(pushed.status).toBe(200);
+    const ingested = pushed.body as Json;
     // the shell was dropped by the gate and never shown to the LLM
     expect(ingested.accepted).toBe(1);
     expect(llm.asked).toHaveLength(1);

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
 import { postgresDatabase } from '../../src/db/node';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { fixtureItems } from '../support/fixture';
-import { createKey, startTestApp, type TestApp } from '../support/harness';
+import { createKey, startTestApp, type TestApp, closeAfterAll } from '../support/harness';
 import { createScratchDatabase, testDatabaseUrl, type ScratchDatabase } from '../support/services';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
@@ -16,23 +16,18 @@ describe.skipIf(!testDatabaseUrl())('database outage', () => {
   let app: TestApp;
   let key: string;
 
+  const closing = closeAfterAll();
   beforeAll(async () => {
-    scratch = await createScratchDatabase(testDatabaseUrl()!);
+    scratch = closing(await createScratchDatabase(testDatabaseUrl()!), (it) => it.drop());
     const target = new URL(scratch.url);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    proxy = closing(await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) }));
     const viaProxy = new URL(scratch.url);
     viaProxy.hostname = '127.0.0.1';
     viaProxy.port = String(proxy.port);
-    database = await postgresDatabase(viaProxy.toString(), { migrate: true });
+    database = closing(await postgresDatabase(viaProxy.toString(), { migrate: true }));
     await ingestSignals(database.db, fixtureItems());
     key = (await createKey(database.db, 'pro')).key;
-    app = await startTestApp(database.db);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-    await proxy?.close();
-    await scratch?.drop();
+    app = closing(await startTestApp(database.db));
   });
 
   const signals = () => app.fetch('/api/v1/signals?limit=3', { headers: { 'X-Api-Key': key } });

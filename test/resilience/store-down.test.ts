@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
 import { postgresDatabase } from '../../src/db/node';
 import { signals } from '../../src/db/schema';
@@ -8,7 +8,7 @@ import { ingestSignals } from '../../src/ingest/pipeline';
 import type { Store } from '../../src/store/types';
 import { upstashStore } from '../../src/store/upstash';
 import { FIXTURE, fixtureItems } from '../support/fixture';
-import { createKey, memoryLogger, startTestApp, type TestApp } from '../support/harness';
+import { createKey, memoryLogger, startTestApp, type TestApp, closeAfterAll } from '../support/harness';
 import {
   createScratchDatabase,
   testDatabaseUrl,
@@ -42,19 +42,20 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('store outage', () => {
   let app: TestApp;
   const log = memoryLogger();
 
+  const closing = closeAfterAll();
   beforeAll(async () => {
-    scratch = await createScratchDatabase(testDatabaseUrl()!);
-    database = await postgresDatabase(scratch.url, { migrate: true });
+    scratch = closing(await createScratchDatabase(testDatabaseUrl()!), (it) => it.drop());
+    database = closing(await postgresDatabase(scratch.url, { migrate: true }));
     await ingestSignals(database.db, fixtureItems());
 
     const redis = new URL(testRedisUrl()!);
-    redisRelay = await startTcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) });
+    redisRelay = closing(await startTcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) }));
     const redisViaRelay = new URL(redis);
     redisViaRelay.hostname = '127.0.0.1';
     redisViaRelay.port = String(redisRelay.port);
-    bridge = await startUpstashBridge({ redisUrl: redisViaRelay.toString() });
+    bridge = closing(await startUpstashBridge({ redisUrl: redisViaRelay.toString() }));
     const rest = new URL(bridge.url);
-    restRelay = await startTcpProxy({ host: rest.hostname, port: Number(rest.port) });
+    restRelay = closing(await startTcpProxy({ host: rest.hostname, port: Number(rest.port) }));
     store = upstashStore(
       {
         UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${restRelay.port}`,
@@ -62,15 +63,7 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('store outage', () => {
       },
       { prefix: `test:${randomUUID()}` },
     );
-    app = await startTestApp(database.db, { store, deps: { log } });
-  });
-  afterAll(async () => {
-    await app?.close();
-    await bridge?.close();
-    await restRelay?.close();
-    await redisRelay?.close();
-    await database?.close();
-    await scratch?.drop();
+    app = closing(await startTestApp(database.db, { store, deps: { log } }));
   });
 
   const faults: Fault[] = [

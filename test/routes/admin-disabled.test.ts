@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument, createApp } from '../../src/app';
-import type { DatabaseHandle } from '../../src/db/client';
-import { ADMIN_TOKEN, startTestApp, type TestApp, testPglite } from '../support/harness';
+import { ADMIN_TOKEN, startTestApp, type TestApp, withTestApp } from '../support/harness';
 
 const SAMPLE_ID = '00000000-0000-4000-8000-000000000000';
 
@@ -18,20 +17,14 @@ function adminOperations(): [string, string][] {
 }
 
 describe('the admin API without ADMIN_TOKEN configured', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
   let guarded: TestApp;
   const operations = adminOperations();
-
+  const app = withTestApp({ config: { ADMIN_TOKEN: undefined } });
   beforeAll(async () => {
-    database = await testPglite();
-    app = await startTestApp(database.db, { config: { ADMIN_TOKEN: undefined } });
-    guarded = await startTestApp(database.db);
+    guarded = await startTestApp(app.db);
   });
   afterAll(async () => {
-    await app?.close();
     await guarded?.close();
-    await database?.close();
   });
 
   it('has admin operations to check', () => {

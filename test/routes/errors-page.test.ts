@@ -1,9 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { ERRORS_DOC_PATH, PROBLEMS } from '../../src/http/problem';
-import { startTestApp, type TestApp } from '../support/harness';
+import { startTestApp, type TestApp, withTestApp } from '../support/harness';
 
 /** A GET over a real socket with a `Host` header of our choosing (fetch would not send one). */
 function problemWithHost(app: TestApp, path: string, host: string): Promise<{ type: string }> {
@@ -23,18 +21,13 @@ function problemWithHost(app: TestApp, path: string, host: string): Promise<{ ty
 }
 
 describe('problem types resolve to the errors page', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
   let configured: TestApp;
+  const app = withTestApp();
   beforeAll(async () => {
-    database = await pgliteDatabase();
-    app = await startTestApp(database.db);
-    configured = await startTestApp(database.db, { config: { PUBLIC_BASE_URL: 'https://api.example.org/' } });
+    configured = await startTestApp(app.db, { config: { PUBLIC_BASE_URL: 'https://api.example.org/' } });
   });
   afterAll(async () => {
-    await app?.close();
     await configured?.close();
-    await database?.close();
   });
 
   it('links each problem to its code on the errors page of the server that answered, which has that anchor', async () => {
@@ -76,7 +69,7 @@ describe('problem types resolve to the errors page', () => {
   });
 
   it('stays a relative reference, never an injected origin, when the Host header is not a host', async () => {
-    const problem = await problemWithHost(app, '/api/v1/nowhere', 'evil_host.example');
+    const problem = await problemWithHost(app.app, '/api/v1/nowhere', 'evil_host.example');
     expect(problem.type).toBe(`${ERRORS_DOC_PATH}#not_found`);
   });
 

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
+import { describe, expect, it } from 'vitest';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { FIXTURE } from '../support/fixture';
-import { startTestApp, type TestApp, testPglite } from '../support/harness';
+import { withTestApp } from '../support/harness';
 
 type Freshness = {
   latest_ingested_at: string | null;
@@ -12,18 +11,8 @@ type Freshness = {
 
 /** The freshness lag on a clock the test sets: how long since the newest ingest. */
 describe('freshness lag', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
   let clock = Date.now();
-
-  beforeAll(async () => {
-    database = await testPglite();
-    app = await startTestApp(database.db, { deps: { now: () => new Date(clock) } });
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-  });
+  const app = withTestApp({ deps: { now: () => new Date(clock) } });
 
   const read = async () => (await (await app.fetch('/api/v1/freshness')).json()) as Freshness;
 
@@ -36,9 +25,7 @@ describe('freshness lag', () => {
   });
 
   it('counts the seconds since the newest ingest, rounded, never negative', async () => {
-    await ingestSignals(database.db, [
-      { ...FIXTURE.ottawaVote, source_url: 'https://wire.example.com/fresh' },
-    ]);
+    await ingestSignals(app.db, [{ ...FIXTURE.ottawaVote, source_url: 'https://wire.example.com/fresh' }]);
     clock = Date.now();
     const latest = Date.parse((await read()).latest_ingested_at!);
     clock = latest + 90_000;

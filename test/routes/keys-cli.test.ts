@@ -4,11 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
 import { pgliteDatabase } from '../../src/db/node';
 import { hashKey } from '../../src/keys/key';
 import { findKeyByHash } from '../../src/keys/service';
-import { ADMIN_TOKEN, startTestApp, type TestApp, testPglite } from '../support/harness';
+import { ADMIN_TOKEN, withTestApp } from '../support/harness';
 
 const run = promisify(execFile);
 
@@ -21,18 +20,12 @@ async function cli(args: string[], env: Record<string, string>) {
 }
 
 describe('the keys commands of the operator CLI', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
   let dataDir: string;
-
+  const app = withTestApp();
   beforeAll(async () => {
-    database = await testPglite();
-    app = await startTestApp(database.db);
     dataDir = mkdtempSync(join(tmpdir(), 'keys-cli-'));
   });
   afterAll(async () => {
-    await app?.close();
-    await database?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

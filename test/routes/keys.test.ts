@@ -1,19 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
-import { admin, json, startTestApp, type TestApp, testPglite } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { admin, json, withTestApp } from '../support/harness';
 
 describe('key issuing', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-
-  beforeAll(async () => {
-    database = await testPglite();
-    app = await startTestApp(database.db);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-  });
+  const app = withTestApp();
 
   it('signs up a free account whose key works at once', async () => {
     const res = await app.fetch('/api/v1/keys', json({ email: 'New.User@Example.org', name: 'laptop' }));

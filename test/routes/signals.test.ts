@@ -1,23 +1,21 @@
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { CSV_COLUMNS } from '../../src/signals/csv';
 import { FIXTURE, fixtureItems, type FixtureName } from '../support/fixture';
-import { backends, createKey, startTestApp, type TestApp } from '../support/harness';
+import { backends, withTestApp, expectInvalid } from '../support/harness';
 
 describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-  let key: string;
   const nameOf = new Map<string, FixtureName>();
-
+  const app = withTestApp({
+    open: backend.open,
+    seed: async (db) => {
+      const result = await ingestSignals(db, fixtureItems());
+      expect(result).toMatchObject({ accepted: 10, rejected: 0 });
+    },
+    key: 'pro',
+  });
   beforeAll(async () => {
-    database = await backend.open();
-    const result = await ingestSignals(database.db, fixtureItems());
-    expect(result).toMatchObject({ accepted: 10, rejected: 0 });
-    app = await startTestApp(database.db);
-    key = (await createKey(database.db, 'pro')).key;
     const all = (await (await get('/api/v1/signals?limit=100')).json()) as Page;
     for (const signal of all.data) {
       const name = (Object.keys(FIXTURE) as FixtureName[]).find(
@@ -26,16 +24,12 @@ describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
       nameOf.set(signal.id, name);
     }
   });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-  });
 
   type Page = {
     data: { id: string; source_url: string; [k: string]: unknown }[];
     pagination: { limit: number; offset: number; has_more: boolean; next_offset: number | null };
   };
-  const get = (path: string, headers: Record<string, string> = { 'X-Api-Key': key }) =>
+  const get = (path: string, headers: Record<string, string> = { 'X-Api-Key': app.key }) =>
     app.fetch(path, { headers });
   const names = async (query: string) => {
     const res = await get(`/api/v1/signals?${query}`);
@@ -215,13 +209,7 @@ describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
     ['anomaly=yes', 'anomaly'],
     ['format=xml', 'format'],
   ])('rejects %s naming %s', async (query, field) => {
-    const res = await get(`/api/v1/signals?${query}`);
-    expect(res.status).toBe(400);
-    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    const body = (await res.json()) as { code: string; status: number; errors: { path: string }[] };
-    expect(body.code).toBe('invalid_request');
-    expect(body.status).toBe(400);
-    expect(body.errors.map((e) => e.path)).toContain(field);
+    await expectInvalid(await get(`/api/v1/signals?${query}`), field);
   });
 
   it('lists every invalid field at once', async () => {
@@ -282,7 +270,7 @@ describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
   });
 
   it('accepts the key as Authorization: Bearer', async () => {
-    const res = await get('/api/v1/signals?limit=1', { Authorization: `Bearer ${key}` });
+    const res = await get('/api/v1/signals?limit=1', { Authorization: `Bearer ${app.key}` });
     expect(res.status).toBe(200);
   });
 

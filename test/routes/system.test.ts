@@ -1,23 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
-import { ingestSignals } from '../../src/ingest/pipeline';
-import { fixtureItems } from '../support/fixture';
-import { startTestApp, type TestApp, testPglite } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { startTestApp, testPglite, withTestApp, seedFixtures } from '../support/harness';
 
 describe('system endpoints', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
   const now = new Date('2026-11-22T00:00:00Z');
-
-  beforeAll(async () => {
-    database = await testPglite();
-    await ingestSignals(database.db, fixtureItems());
-    app = await startTestApp(database.db, { deps: { now: () => now } });
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-  });
+  const app = withTestApp({ seed: seedFixtures, deps: { now: () => now } });
 
   it('health checks the database', async () => {
     const res = await app.fetch('/api/v1/health');

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
 import { JSON_DEPTH_LIMIT, jsonDepth } from '../../src/http/body';
-import { admin, createKey, startTestApp, type TestApp } from '../support/harness';
+import { admin, createKey, startTestApp, type TestApp, withTestApp } from '../support/harness';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -38,22 +36,16 @@ describe('free-form JSON depth', () => {
 });
 
 describe('admin source input', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
   let insecure: TestApp;
-
+  const app = withTestApp({ timeout: 180_000, config: { WEBHOOK_ALLOW_INSECURE: false } });
   beforeAll(async () => {
-    database = await pgliteDatabase();
-    app = await startTestApp(database.db, { config: { WEBHOOK_ALLOW_INSECURE: false } });
-    insecure = await startTestApp(database.db, { config: { WEBHOOK_ALLOW_INSECURE: true } });
-  }, 180_000);
+    insecure = await startTestApp(app.db, { config: { WEBHOOK_ALLOW_INSECURE: true } });
+  });
   afterAll(async () => {
     await insecure?.close();
-    await app?.close();
-    await database?.close();
   });
 
-  const send = async (target: TestApp, method: string, path: string, body: string) => {
+  const send = async (target: Pick<TestApp, 'fetch'>, method: string, path: string, body: string) => {
     const res = await target.fetch(
       path,
       admin({ method, headers: { 'Content-Type': 'application/json' }, body }),
@@ -84,7 +76,7 @@ describe('admin source input', () => {
   });
 
   it('bounds depth on every JSON body: webhooks and MCP too', async () => {
-    const { key } = await createKey(database.db, 'pro');
+    const { key } = await createKey(app.db, 'pro');
     for (const path of ['/api/v1/webhooks', '/api/v1/mcp']) {
       const res = await app.fetch(path, {
         method: 'POST',

@@ -1,10 +1,9 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
 import { isValidHost } from '../../src/http/base-url';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { FIXTURE } from '../support/fixture';
-import { startTestApp, type TestApp, testPglite } from '../support/harness';
+import { startTestApp, type TestApp, withTestApp } from '../support/harness';
 
 interface Raw {
   status: number;
@@ -35,22 +34,19 @@ function getWithHost(app: TestApp, path: string, host: string): Promise<Raw> {
 const BAD_HOSTS = ['a..b', '-evil-.example', 'evil_host.example', 'evil.example:0'];
 
 describe('public base URL and the Host header', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
   let configured: TestApp;
-
+  const app = withTestApp({
+    seed: async (db) => {
+      await ingestSignals(db, [FIXTURE.lyonHospital]);
+    },
+  });
   beforeAll(async () => {
-    database = await testPglite();
-    await ingestSignals(database.db, [FIXTURE.lyonHospital]);
-    app = await startTestApp(database.db);
-    configured = await startTestApp(database.db, {
+    configured = await startTestApp(app.db, {
       config: { PUBLIC_BASE_URL: 'https://signals.example.org/' },
     });
   });
   afterAll(async () => {
-    await app?.close();
     await configured?.close();
-    await database?.close();
   });
 
   it.each([
@@ -79,7 +75,7 @@ describe('public base URL and the Host header', () => {
   it.each(BAD_HOSTS)(
     'refuses Host %j with a 400 on the feed (problem) and the widget (its error page)',
     async (host) => {
-      const feed = await getWithHost(app, '/api/v1/feed?format=json', host);
+      const feed = await getWithHost(app.app, '/api/v1/feed?format=json', host);
       expect(feed.status, feed.body).toBe(400);
       expect(feed.contentType).toMatch(/^application\/problem\+json/);
       expect(JSON.parse(feed.body)).toMatchObject({
@@ -87,7 +83,7 @@ describe('public base URL and the Host header', () => {
         errors: [{ path: 'header.host' }],
       });
       // The widget shows its errors in the frame as a small page naming the field.
-      const widget = await getWithHost(app, '/embed', host);
+      const widget = await getWithHost(app.app, '/embed', host);
       expect(widget.status, widget.body).toBe(400);
       expect(widget.contentType).toMatch(/^text\/html/);
       expect(widget.body).toContain('header.host');
@@ -95,18 +91,22 @@ describe('public base URL and the Host header', () => {
   );
 
   it('never writes a hostile Host into a link, whoever refuses it', async () => {
-    const res = await getWithHost(app, '/api/v1/feed?format=json', 'evil.example"><script>alert(1)</script>');
+    const res = await getWithHost(
+      app.app,
+      '/api/v1/feed?format=json',
+      'evil.example"><script>alert(1)</script>',
+    );
     expect(res.status).toBe(400);
     expect(res.body).not.toContain('<script>');
   });
 
   it('builds links from a valid Host when PUBLIC_BASE_URL is not set', async () => {
-    const res = await getWithHost(app, '/api/v1/feed?format=json', 'Signals.Example.org:8443');
+    const res = await getWithHost(app.app, '/api/v1/feed?format=json', 'Signals.Example.org:8443');
     expect(res.status).toBe(200);
     const feed = JSON.parse(res.body) as { home_page_url: string; feed_url: string };
     expect(feed.home_page_url).toBe('http://signals.example.org:8443/api/v1/docs');
     expect(feed.feed_url).toBe('http://signals.example.org:8443/api/v1/feed?format=json');
-    const widget = await getWithHost(app, '/embed?hours=168', '[::1]:8080');
+    const widget = await getWithHost(app.app, '/embed?hours=168', '[::1]:8080');
     expect(widget.status).toBe(200);
     expect(widget.body).toContain('href="http://[::1]:8080/api/v1/docs"');
   });

@@ -1,13 +1,12 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client';
 import { ingestSourceItems, type UpstreamSource } from '../../src/sources/upstream';
 import { isCalendarTime, isDatetimeError } from '../../src/signals/timestamps';
 import type { SourceItem } from '../../src/sources/types';
 import { seedCatalogue, sourceByName } from '../../src/sources/rows';
 import { FIXTURE } from '../support/fixture';
-import { admin, backends, createKey, json, startTestApp, type TestApp } from '../support/harness';
+import { admin, backends, json, withTestApp } from '../support/harness';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -36,19 +35,19 @@ describe('calendar check', () => {
 });
 
 describe.each(backends)('dates outside the accepted range on $name', (backend) => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-  let key: string;
   const get = async (path: string) => {
-    const res = await app.fetch(path, { headers: { 'X-Api-Key': key } });
+    const res = await app.fetch(path, { headers: { 'X-Api-Key': app.key } });
     return { status: res.status, body: (await res.json()) as Json };
   };
-
+  const app = withTestApp({
+    open: backend.open,
+    seed: async (db) => {
+      await seedCatalogue(db);
+    },
+    key: 'pro',
+    timeout: 180_000,
+  });
   beforeAll(async () => {
-    database = await backend.open();
-    await seedCatalogue(database.db);
-    app = await startTestApp(database.db);
-    key = (await createKey(database.db, 'pro')).key;
     const res = await app.fetch(
       '/api/v1/admin/signals',
       admin(
@@ -60,10 +59,6 @@ describe.each(backends)('dates outside the accepted range on $name', (backend) =
       ),
     );
     expect(((await res.json()) as Json).accepted).toBe(3);
-  }, 180_000);
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
   });
 
   it('admin ingest rejects each out-of-range item by position and stores the rest', async () => {
@@ -90,14 +85,14 @@ describe.each(backends)('dates outside the accepted range on $name', (backend) =
       [6, 'collected_at'],
     ]);
     const [row] = await queryRows<{ n: number }>(
-      database.db,
+      app.db,
       sql`SELECT count(*)::int AS n FROM signals WHERE published_at < '1900-01-01' OR published_at > now() + interval '1 hour'`,
     );
     expect(row!.n).toBe(0);
   });
 
   it('connector items go through the same rule: the rest of the document is stored', async () => {
-    const row = (await sourceByName(database.db, 'USGS significant earthquakes (past week)'))!;
+    const row = (await sourceByName(app.db, 'USGS significant earthquakes (past week)'))!;
     const source: UpstreamSource = { id: row.id, name: row.name, tier: 'core', url: row.url };
     const quake = (n: number, published_at: string, upstream_updated_at?: string): SourceItem => ({
       threat_layer: 'disaster',
@@ -111,7 +106,7 @@ describe.each(backends)('dates outside the accepted range on $name', (backend) =
       external_ids: [`quake:${n}`],
       ...(upstream_updated_at ? { upstream_updated_at } : {}),
     });
-    const result = await ingestSourceItems(database.db, source, [
+    const result = await ingestSourceItems(app.db, source, [
       quake(1, '0000-01-01T00:00:00Z'),
       quake(2, '2026-11-20T00:00:00Z'),
       quake(3, '9999-12-31T00:00:00Z'),
@@ -185,7 +180,7 @@ describe.each(backends)('dates outside the accepted range on $name', (backend) =
   );
 
   it('tells a Postgres date/time error from the driver apart, so it is never a 500', async () => {
-    const error = await queryRows(database.db, sql`SELECT ${'0000-01-01T00:00:00Z'}::timestamptz AS t`).then(
+    const error = await queryRows(app.db, sql`SELECT ${'0000-01-01T00:00:00Z'}::timestamptz AS t`).then(
       () => null,
       (e: unknown) => e,
     );

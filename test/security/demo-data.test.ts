@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
+import { describe, expect, it } from 'vitest';
 import { sources } from '../../src/db/schema';
 import { DEMO_SOURCE_SUFFIX, generateDemoSignals } from '../../src/ingest/demo';
 import { seedDemo } from '../../src/ingest/seed';
-import { testPglite } from '../support/harness';
+import { withTestDatabase } from '../support/harness';
 
 const reserved = (url: string) => new URL(url).hostname.endsWith('.example');
 
@@ -24,13 +23,7 @@ describe('demo data is recognisable as demo', () => {
   });
 
   describe('once seeded', () => {
-    let database: DatabaseHandle;
-    beforeAll(async () => {
-      database = await testPglite();
-    });
-    afterAll(async () => {
-      await database?.close();
-    });
+    const database = withTestDatabase();
 
     it('every source in the database carries the marker and a reserved domain', async () => {
       const result = await seedDemo(database.db, { count: 300, now: new Date(), seed: 3 });

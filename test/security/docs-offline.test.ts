@@ -1,27 +1,17 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ASSETS_DIR, buildDocsAssets } from '../../src/docs-assets';
 import { DOCS_SCRIPT_PATH } from '../../src/routes/docs';
 import { memoryStore } from '../../src/store/memory';
-import { startTestApp, type TestApp, testPglite } from '../support/harness';
+import { withTestApp } from '../support/harness';
 
 /** A fixed clock far from any window edge, so the counts below are exact. */
 const FROZEN = Date.UTC(2026, 0, 1, 12, 30, 30);
 
 describe('the docs page without internet', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-  beforeAll(async () => {
-    database = await testPglite();
-    app = await startTestApp(database.db, { store: memoryStore(() => FROZEN) });
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-  });
+  const app = withTestApp({ store: memoryStore(() => FROZEN) });
 
   it('loads only same-origin script, allowed by its CSP, and no inline code', async () => {
     const page = await app.fetch('/api/v1/docs');

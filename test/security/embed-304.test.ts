@@ -1,26 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
-import { ingestSignals } from '../../src/ingest/pipeline';
-import { fixtureItems } from '../support/fixture';
-import { startTestApp, type TestApp, testPglite } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { withTestApp, seedFixtures } from '../support/harness';
 
 /** The headers that decide who may frame a page and what it may run. */
 const FRAMING = ['content-security-policy', 'x-frame-options', 'x-content-type-options', 'referrer-policy'];
 const framing = (res: Response) => Object.fromEntries(FRAMING.map((name) => [name, res.headers.get(name)]));
 
 describe('a 304 carries the same policy as its 200', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-
-  beforeAll(async () => {
-    database = await testPglite();
-    await ingestSignals(database.db, fixtureItems());
-    app = await startTestApp(database.db, { deps: { now: () => new Date('2026-11-22T00:00:00Z') } });
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-  });
+  const app = withTestApp({ seed: seedFixtures, deps: { now: () => new Date('2026-11-22T00:00:00Z') } });
 
   it.each(['/embed?theme=dark&hours=168', '/embed/data?hours=168', '/api/v1/feed?format=atom'])(
     '%s',

@@ -1,18 +1,18 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { nodeOutboundFetch } from '../../src/net/outbound-node';
 import { sendTestDelivery } from '../../src/webhooks/dispatch';
 import { findWebhook } from '../../src/webhooks/service';
-import { createKey, startTestApp, type TestApp, testPglite } from '../support/harness';
+import {
+  createKey,
+  startTestApp,
+  type TestApp,
+  keyCall,
+  withTestApp,
+  closeAfterAll,
+} from '../support/harness';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
-
-const call = (key: string, method: string, body?: unknown): RequestInit => ({
-  method,
-  headers: { 'X-Api-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-  ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-});
 
 type TestAnswer = { ok: boolean; status: number | null; error: string | null };
 type Delivery = { error: string | null; test: boolean };
@@ -29,40 +29,33 @@ async function closedPort(): Promise<number> {
 const CLASSES = /^(dns_failed|connect_failed|tls_failed|timeout|blocked_address|http_\d{3})$/;
 
 describe('delivery failures are classified, never raw error text', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
   let receiver: Receiver;
   let key: string;
 
+  // Loopback receivers need the development flag; the guard itself is tested below and in
+  // outbound-dns.test.ts.
+  const app = withTestApp({ config: { WEBHOOK_ALLOW_INSECURE: true } });
+  const closing = closeAfterAll();
   beforeAll(async () => {
-    database = await testPglite();
-    // Loopback receivers need the development flag; the guard itself is tested below and in
-    // outbound-dns.test.ts.
-    app = await startTestApp(database.db, { config: { WEBHOOK_ALLOW_INSECURE: true } });
-    receiver = await startReceiver([500, 'hang']);
+    receiver = closing(await startReceiver([500, 'hang']));
   });
   // A key may hold 5 webhooks: each test registers under its own.
   beforeEach(async () => {
-    key = (await createKey(database.db)).key;
-  });
-  afterAll(async () => {
-    await receiver?.close();
-    await app?.close();
-    await database?.close();
+    key = (await createKey(app.db)).key;
   });
 
-  async function register(url: string, on: TestApp = app, apiKey = key): Promise<string> {
-    const res = await on.fetch('/api/v1/webhooks', call(apiKey, 'POST', { url }));
+  async function register(url: string, on: Pick<TestApp, 'fetch'> = app, apiKey = key): Promise<string> {
+    const res = await on.fetch('/api/v1/webhooks', keyCall(apiKey, 'POST', { url }));
     expect(res.status).toBe(201);
     return ((await res.json()) as { id: string }).id;
   }
-  async function ping(id: string, on: TestApp = app, apiKey = key): Promise<TestAnswer> {
-    const res = await on.fetch(`/api/v1/webhooks/${id}/test`, call(apiKey, 'POST'));
+  async function ping(id: string, on: Pick<TestApp, 'fetch'> = app, apiKey = key): Promise<TestAnswer> {
+    const res = await on.fetch(`/api/v1/webhooks/${id}/test`, keyCall(apiKey, 'POST'));
     expect(res.status).toBe(200);
     return (await res.json()) as TestAnswer;
   }
-  async function logged(id: string, on: TestApp = app, apiKey = key): Promise<Delivery[]> {
-    const res = await on.fetch(`/api/v1/webhooks/${id}/deliveries`, call(apiKey, 'GET'));
+  async function logged(id: string, on: Pick<TestApp, 'fetch'> = app, apiKey = key): Promise<Delivery[]> {
+    const res = await on.fetch(`/api/v1/webhooks/${id}/deliveries`, keyCall(apiKey, 'GET'));
     return ((await res.json()) as { data: Delivery[] }).data;
   }
 
@@ -88,8 +81,8 @@ describe('delivery failures are classified, never raw error text', () => {
 
   it('a receiver slower than the timeout is logged as timeout', async () => {
     const id = await register(receiver.url);
-    const { keyId } = (await database.db.query.webhooks.findFirst({ where: (w, { eq }) => eq(w.id, id) }))!;
-    const webhook = (await findWebhook(database.db, keyId, id))!;
+    const { keyId } = (await app.db.query.webhooks.findFirst({ where: (w, { eq }) => eq(w.id, id) }))!;
+    const webhook = (await findWebhook(app.db, keyId, id))!;
     // The /test route uses the 10 s delivery timeout; the same function, with a short one.
     const result = await sendTestDelivery(app.deps, webhook, { timeoutMs: 200 });
     expect(result).toMatchObject({ ok: false, status: null, error: 'timeout' });
@@ -98,7 +91,7 @@ describe('delivery failures are classified, never raw error text', () => {
 
   it('an address the guard refuses at connect time is logged as blocked_address', async () => {
     // Guard on; the name is public-looking, its DNS answer is not.
-    const guarded = await startTestApp(database.db, {
+    const guarded = await startTestApp(app.db, {
       deps: {
         fetch: nodeOutboundFetch({
           resolve: async () => [{ address: '10.0.0.7', family: 4 }],

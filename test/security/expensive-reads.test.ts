@@ -1,8 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
-import { ingestSignals } from '../../src/ingest/pipeline';
-import { fixtureItems } from '../support/fixture';
-import { createKey, startTestApp, type TestApp, testPglite } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { withTestApp, seedFixtures } from '../support/harness';
 
 /**
  * Issue 12 item 7: public and keyed analytics cannot be made to recompute per request, and a
@@ -11,23 +8,10 @@ import { createKey, startTestApp, type TestApp, testPglite } from '../support/ha
  * test/signals/timeout.test.ts; this file pins what keeps an anonymous caller from pinning a server.
  */
 describe('expensive reads', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-  let key: string;
-
-  beforeAll(async () => {
-    database = await testPglite();
-    await ingestSignals(database.db, fixtureItems());
-    key = (await createKey(database.db, 'pro')).key;
-    app = await startTestApp(database.db);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-  });
+  const app = withTestApp({ seed: seedFixtures, key: 'pro' });
 
   const get = (path: string, withKey = false) =>
-    app.fetch(path, withKey ? { headers: { 'X-Api-Key': key } } : {});
+    app.fetch(path, withKey ? { headers: { 'X-Api-Key': app.key } } : {});
 
   it('computes public clusters once per selection: every min_signals after the first is a cache hit', async () => {
     const first = await get('/api/v1/clusters?days=3');

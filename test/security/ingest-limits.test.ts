@@ -1,11 +1,10 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
+import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client';
 import { extractEntities, extractionWork } from '../../src/ingest/entities';
 import { MAX_INGEST_ITEMS } from '../../src/ingest/pipeline';
 import { FIXTURE } from '../support/fixture';
-import { admin, startTestApp, type TestApp, testPglite } from '../support/harness';
+import { admin, withTestApp } from '../support/harness';
 
 /** A distinct capitalised pseudo-word per index (letters only, so it is one token). */
 const word = (i: number) =>
@@ -49,19 +48,10 @@ describe('entity extraction on hostile text', () => {
 });
 
 describe('ingest request size', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-  beforeAll(async () => {
-    database = await testPglite();
-    app = await startTestApp(database.db);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-  });
+  const app = withTestApp();
 
   const signalCount = async () =>
-    (await queryRows<{ n: number }>(database.db, sql`SELECT count(*)::int AS n FROM signals`))[0]!.n;
+    (await queryRows<{ n: number }>(app.db, sql`SELECT count(*)::int AS n FROM signals`))[0]!.n;
 
   it(`answers 413 past ${MAX_INGEST_ITEMS} items in one request, and writes none of them`, async () => {
     const base = FIXTURE.kyivStrike;

@@ -1,10 +1,16 @@
 import { Hono } from 'hono';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config';
-import type { DatabaseHandle } from '../../src/db/client';
 import { clientBucket, forwardedClient, workerClientIp } from '../../src/http/client-ip';
 import { memoryStore } from '../../src/store/memory';
-import { ADMIN_TOKEN, createKey, startTestApp, type TestApp, testPglite } from '../support/harness';
+import {
+  ADMIN_TOKEN,
+  createKey,
+  startTestApp,
+  type TestApp,
+  closeAfterAll,
+  withTestDatabase,
+} from '../support/harness';
 
 type Problem = { code: string };
 
@@ -12,21 +18,11 @@ type Problem = { code: string };
 const FROZEN = Date.UTC(2026, 0, 1, 12, 30, 0);
 
 describe('limit evasion', () => {
-  let database: DatabaseHandle;
-  const apps: TestApp[] = [];
-
-  beforeAll(async () => {
-    database = await testPglite();
-  });
-  afterAll(async () => {
-    await Promise.all(apps.map((app) => app.close()));
-    await database?.close();
-  });
+  const database = withTestDatabase();
+  const closing = closeAfterAll();
 
   async function freshApp(config: Partial<Config> = {}): Promise<TestApp> {
-    const app = await startTestApp(database.db, { store: memoryStore(() => FROZEN), config });
-    apps.push(app);
-    return app;
+    return closing(await startTestApp(database.db, { store: memoryStore(() => FROZEN), config }));
   }
   const remaining = (res: Response) => res.headers.get('x-ratelimit-remaining');
   const from = (forwardedFor: string, headers: Record<string, string> = {}): RequestInit => ({

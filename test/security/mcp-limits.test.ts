@@ -1,9 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
-import { ingestSignals } from '../../src/ingest/pipeline';
-import { fixtureItems } from '../support/fixture';
-import { createKey, startTestApp, type TestApp } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { withTestApp, seedFixtures } from '../support/harness';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -16,20 +12,7 @@ const call = (id: number) => ({
 
 /** MCP answers through the same limits as every other keyed endpoint. */
 describe('MCP limits', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-  let free: string;
-
-  beforeAll(async () => {
-    database = await pgliteDatabase();
-    await ingestSignals(database.db, fixtureItems());
-    app = await startTestApp(database.db);
-    free = (await createKey(database.db, 'free')).key;
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-  });
+  const app = withTestApp({ seed: seedFixtures, key: 'free' });
 
   const post = (body: string, headers: Record<string, string> = {}) =>
     app.fetch('/api/v1/mcp', {
@@ -37,7 +20,7 @@ describe('MCP limits', () => {
       headers: {
         'Content-Type': 'application/json',
         Accept: 'application/json, text/event-stream',
-        'X-Api-Key': free,
+        'X-Api-Key': app.key,
         ...headers,
       },
       body,

@@ -1,38 +1,25 @@
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
-import type { DatabaseHandle } from '../../src/db/client';
 import { apiKeys, webhooks } from '../../src/db/schema';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { dispatchWebhooks } from '../../src/webhooks/dispatch';
 import { createWebhook } from '../../src/webhooks/service';
 import { FIXTURE } from '../support/fixture';
-import { createKey, memoryLogger, startTestApp, type TestApp, testPglite } from '../support/harness';
+import { createKey, memoryLogger, withTestApp, keyCall } from '../support/harness';
 import { startReceiver } from '../webhooks/receiver';
 
 type Problem = { code: string; detail: string };
 
-const call = (key: string, method: string, body?: unknown): RequestInit => ({
-  method,
-  headers: { 'X-Api-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-  ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-});
-
 describe("a revoked key's webhooks", () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let sequence = 0;
-
+  const app = withTestApp({ config: { WEBHOOK_ALLOW_INSECURE: true } });
   beforeAll(async () => {
-    database = await testPglite();
-    app = await startTestApp(database.db, { config: { WEBHOOK_ALLOW_INSECURE: true } });
     receiver = await startReceiver();
   });
   afterAll(async () => {
     await receiver?.close();
-    await app?.close();
-    await database?.close();
   });
 
   /** One dispatcher pass after a fresh signal has been ingested (and settled). */
@@ -42,9 +29,9 @@ describe("a revoked key's webhooks", () => {
       ...FIXTURE[Object.keys(FIXTURE)[0] as keyof typeof FIXTURE],
       source_url: `https://wire.example.com/revoked/${Date.now()}/${sequence}`,
     };
-    expect((await ingestSignals(database.db, [item])).accepted).toBe(1);
+    expect((await ingestSignals(app.db, [item])).accepted).toBe(1);
     const deps = {
-      db: database.db,
+      db: app.db,
       config: loadConfig({ LOG_LEVEL: 'silent', WEBHOOK_ALLOW_INSECURE: 'true' }),
       now: () => new Date(Date.now() + 60_000),
       fetch: globalThis.fetch.bind(globalThis),
@@ -55,25 +42,25 @@ describe("a revoked key's webhooks", () => {
 
   /** A second key on the account of `key`, through the API. */
   async function secondKey(key: string): Promise<{ id: string; key: string }> {
-    const res = await app.fetch('/api/v1/keys', call(key, 'POST', { name: 'second' }));
+    const res = await app.fetch('/api/v1/keys', keyCall(key, 'POST', { name: 'second' }));
     expect(res.status).toBe(201);
     return (await res.json()) as { id: string; key: string };
   }
 
   it('are deleted by the revocation, and nothing is delivered for them', async () => {
-    const first = await createKey(database.db);
+    const first = await createKey(app.db);
     const second = await secondKey(first.key);
     for (const i of [1, 2]) {
       const res = await app.fetch(
         '/api/v1/webhooks',
-        call(second.key, 'POST', { url: `${receiver.url}/revoked-${i}` }),
+        keyCall(second.key, 'POST', { url: `${receiver.url}/revoked-${i}` }),
       );
       expect(res.status).toBe(201);
     }
-    expect(await database.db.select().from(webhooks).where(eq(webhooks.keyId, second.id))).toHaveLength(2);
+    expect(await app.db.select().from(webhooks).where(eq(webhooks.keyId, second.id))).toHaveLength(2);
 
-    expect((await app.fetch(`/api/v1/keys/${second.id}`, call(first.key, 'DELETE'))).status).toBe(204);
-    expect(await database.db.select().from(webhooks).where(eq(webhooks.keyId, second.id))).toHaveLength(0);
+    expect((await app.fetch(`/api/v1/keys/${second.id}`, keyCall(first.key, 'DELETE'))).status).toBe(204);
+    expect(await app.db.select().from(webhooks).where(eq(webhooks.keyId, second.id))).toHaveLength(0);
 
     receiver.received.length = 0;
     await ingestAndDispatch();
@@ -81,82 +68,72 @@ describe("a revoked key's webhooks", () => {
   });
 
   it('are never claimed by the dispatcher, even when the key was revoked behind its back', async () => {
-    const owner = await createKey(database.db);
-    const row = (await createWebhook(database.db, owner.id, { url: `${receiver.url}/behind` }, undefined))!;
+    const owner = await createKey(app.db);
+    const row = (await createWebhook(app.db, owner.id, { url: `${receiver.url}/behind` }, undefined))!;
     // The same pass delivers to an active key's webhook, so the pass itself works.
-    const active = await createKey(database.db);
-    const control = (await createWebhook(
-      database.db,
-      active.id,
-      { url: `${receiver.url}/active` },
-      undefined,
-    ))!;
+    const active = await createKey(app.db);
+    const control = (await createWebhook(app.db, active.id, { url: `${receiver.url}/active` }, undefined))!;
     // Revoked in the database directly (by hand, or before revocation deleted webhooks).
-    await database.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, owner.id));
+    await app.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, owner.id));
 
     receiver.received.length = 0;
     const summary = await ingestAndDispatch();
     expect(receiver.received.filter((r) => r.path === '/hook/behind')).toHaveLength(0);
-    const [after] = await database.db.select().from(webhooks).where(eq(webhooks.id, row.id));
+    const [after] = await app.db.select().from(webhooks).where(eq(webhooks.id, row.id));
     expect(after!.leaseUntil).toBeNull();
     expect(after!.lastDeliveryAt).toBeNull();
     expect(receiver.received.filter((r) => r.path === '/hook/active')).toHaveLength(1);
     expect(summary.deliveries).toBe(1);
-    await database.db.delete(webhooks).where(inArray(webhooks.id, [row.id, control.id]));
+    await app.db.delete(webhooks).where(inArray(webhooks.id, [row.id, control.id]));
   });
 
   it('caps the account at 5 webhooks per active key, counting ones a revocation left behind', async () => {
-    const first = await createKey(database.db);
+    const first = await createKey(app.db);
     const old = await secondKey(first.key);
     const leftovers = await Promise.all(
       [1, 2, 3, 4, 5].map(
         async (i) =>
-          (await createWebhook(
-            database.db,
-            old.id,
-            { url: `https://hooks.example.com/old-${i}` },
-            undefined,
-          ))!,
+          (await createWebhook(app.db, old.id, { url: `https://hooks.example.com/old-${i}` }, undefined))!,
       ),
     );
     // Revoked without the revocation route, as keys were before it deleted their webhooks.
-    await database.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, old.id));
+    await app.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, old.id));
 
     const refused = await app.fetch(
       '/api/v1/webhooks',
-      call(first.key, 'POST', { url: 'https://hooks.example.com/new' }),
+      keyCall(first.key, 'POST', { url: 'https://hooks.example.com/new' }),
     );
     expect(refused.status).toBe(409);
     expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     const problem = (await refused.json()) as Problem;
     expect(problem.code).toBe('webhook_limit_reached');
     expect(problem.detail).toMatch(/5 per active key/);
-    expect(await database.db.select().from(webhooks).where(eq(webhooks.keyId, first.id))).toHaveLength(0);
+    expect(await app.db.select().from(webhooks).where(eq(webhooks.keyId, first.id))).toHaveLength(0);
 
     // A second active key raises the account's cap to 10.
     await secondKey(first.key);
     const allowed = await app.fetch(
       '/api/v1/webhooks',
-      call(first.key, 'POST', { url: 'https://hooks.example.com/new' }),
+      keyCall(first.key, 'POST', { url: 'https://hooks.example.com/new' }),
     );
     expect(allowed.status).toBe(201);
 
     // The next revocation on the account sweeps the leftovers away.
     const third = await secondKey(first.key);
-    expect((await app.fetch(`/api/v1/keys/${third.id}`, call(first.key, 'DELETE'))).status).toBe(204);
+    expect((await app.fetch(`/api/v1/keys/${third.id}`, keyCall(first.key, 'DELETE'))).status).toBe(204);
     const ids = leftovers.map((w) => w.id);
-    expect(await database.db.select().from(webhooks).where(inArray(webhooks.id, ids))).toHaveLength(0);
+    expect(await app.db.select().from(webhooks).where(inArray(webhooks.id, ids))).toHaveLength(0);
   });
 
   it('a create racing the revocation of its key is refused or swept, never left running', async () => {
-    const first = await createKey(database.db);
+    const first = await createKey(app.db);
     const second = await secondKey(first.key);
     const [created, revoked] = await Promise.all([
-      app.fetch('/api/v1/webhooks', call(second.key, 'POST', { url: 'https://hooks.example.com/race' })),
-      app.fetch(`/api/v1/keys/${second.id}`, call(first.key, 'DELETE')),
+      app.fetch('/api/v1/webhooks', keyCall(second.key, 'POST', { url: 'https://hooks.example.com/race' })),
+      app.fetch(`/api/v1/keys/${second.id}`, keyCall(first.key, 'DELETE')),
     ]);
     expect(revoked.status).toBe(204);
     expect([201, 401]).toContain(created.status);
-    expect(await database.db.select().from(webhooks).where(eq(webhooks.keyId, second.id))).toHaveLength(0);
+    expect(await app.db.select().from(webhooks).where(eq(webhooks.keyId, second.id))).toHaveLength(0);
   });
 });

@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config';
-import type { DatabaseHandle } from '../../src/db/client';
 import { pgliteDatabase } from '../../src/db/node';
 import { webhooks } from '../../src/db/schema';
 import { ingestSignals } from '../../src/ingest/pipeline';
@@ -20,7 +19,7 @@ import { dispatchWebhooks } from '../../src/webhooks/dispatch';
 import { reencryptSecrets } from '../../src/webhooks/rotate';
 import { createWebhook, recentDeliveries } from '../../src/webhooks/service';
 import { FIXTURE } from '../support/fixture';
-import { createKey, memoryLogger, startTestApp, testPglite } from '../support/harness';
+import { createKey, memoryLogger, startTestApp, withTestDatabase } from '../support/harness';
 import { startReceiver } from '../webhooks/receiver';
 
 const SECRET = 'rotation-secret-0123456789';
@@ -79,13 +78,7 @@ describe('webhook secrets at rest', () => {
 });
 
 describe('webhook secrets in the service', () => {
-  let database: DatabaseHandle;
-  beforeAll(async () => {
-    database = await testPglite();
-  });
-  afterAll(async () => {
-    await database?.close();
-  });
+  const database = withTestDatabase();
 
   const secretOf = async (id: string) =>
     (await database.db.select().from(webhooks).where(eq(webhooks.id, id)))[0]!.secretCiphertext!;

@@ -1,9 +1,7 @@
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
-import { startTestApp, type TestApp } from '../support/harness';
+import { startTestApp, type TestApp, withTestDatabase } from '../support/harness';
 
 /**
  * The Node server's connection bounds, with short injected values: behaviour, not wall-clock
@@ -16,13 +14,7 @@ afterEach(() => {
 });
 
 // One database for both servers below: opening one is the slow part of this file.
-let database: DatabaseHandle;
-beforeAll(async () => {
-  database = await pgliteDatabase();
-});
-afterAll(async () => {
-  await database?.close();
-});
+const database = withTestDatabase();
 
 /** A socket from `localAddress` that has connected, kept for clean-up. */
 function socketTo(app: TestApp, localAddress = '127.0.0.1'): Promise<Socket> {

@@ -1,23 +1,14 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config';
-import type { DatabaseHandle } from '../../src/db/client';
 import { webhooks } from '../../src/db/schema';
 import type { OutboundFetch } from '../../src/net/outbound';
 import { sendTestDelivery } from '../../src/webhooks/dispatch';
-import { createKey, startTestApp, type TestApp, testPglite } from '../support/harness';
+import { createKey, startTestApp, type TestApp, keyCall, withTestApp } from '../support/harness';
 
 type Problem = { code: string; errors?: { path: string; message: string }[] };
 
-const call = (key: string, method: string, body?: unknown): RequestInit => ({
-  method,
-  headers: { 'X-Api-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-  ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-});
-
 describe('webhook ports', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
   let extra: TestApp;
   let key: string;
   /** Every URL an outbound request was attempted for; answered 200 without leaving the process. */
@@ -27,22 +18,19 @@ describe('webhook ports', () => {
     return new Response('ok');
   };
 
+  const app = withTestApp({ deps: { fetch: recording } });
   beforeAll(async () => {
-    database = await testPglite();
-    app = await startTestApp(database.db, { deps: { fetch: recording } });
-    extra = await startTestApp(database.db, {
+    extra = await startTestApp(app.db, {
       config: { WEBHOOK_ALLOWED_PORTS: [8443] },
       deps: { fetch: recording },
     });
   });
   beforeEach(async () => {
-    key = (await createKey(database.db)).key;
+    key = (await createKey(app.db)).key;
     attempted.length = 0;
   });
   afterAll(async () => {
-    await app?.close();
     await extra?.close();
-    await database?.close();
   });
 
   it.each([
@@ -50,45 +38,45 @@ describe('webhook ports', () => {
     'https://hooks.example.com:80/in',
     'https://hooks.example.com:22/',
   ])('refuses %s at create with 400 naming url', async (url) => {
-    const res = await app.fetch('/api/v1/webhooks', call(key, 'POST', { url }));
+    const res = await app.fetch('/api/v1/webhooks', keyCall(key, 'POST', { url }));
     expect(res.status).toBe(400);
     const problem = (await res.json()) as Problem;
     expect(problem.code).toBe('invalid_request');
     expect(problem.errors).toEqual([{ path: 'url', message: expect.stringMatching(/port 443/) }]);
-    expect(await database.db.select().from(webhooks).where(eq(webhooks.url, url))).toHaveLength(0);
+    expect(await app.db.select().from(webhooks).where(eq(webhooks.url, url))).toHaveLength(0);
   });
 
   it('accepts 443, written or implied', async () => {
     for (const url of ['https://hooks.example.com/a', 'https://hooks.example.com:443/b']) {
-      expect((await app.fetch('/api/v1/webhooks', call(key, 'POST', { url }))).status).toBe(201);
+      expect((await app.fetch('/api/v1/webhooks', keyCall(key, 'POST', { url }))).status).toBe(201);
     }
   });
 
   it('refuses a move to another port at update, and changes nothing', async () => {
     const created = await app.fetch(
       '/api/v1/webhooks',
-      call(key, 'POST', { url: 'https://hooks.example.com/in' }),
+      keyCall(key, 'POST', { url: 'https://hooks.example.com/in' }),
     );
     const { id } = (await created.json()) as { id: string };
     const res = await app.fetch(
       `/api/v1/webhooks/${id}`,
-      call(key, 'POST', { url: 'https://hooks.example.com:6379/' }),
+      keyCall(key, 'POST', { url: 'https://hooks.example.com:6379/' }),
     );
     expect(res.status).toBe(400);
     expect(((await res.json()) as Problem).errors?.map((e) => e.path)).toEqual(['url']);
-    const [row] = await database.db.select().from(webhooks).where(eq(webhooks.id, id));
+    const [row] = await app.db.select().from(webhooks).where(eq(webhooks.id, id));
     expect(row!.url).toBe('https://hooks.example.com/in');
   });
 
   it('accepts a port the operator lists in WEBHOOK_ALLOWED_PORTS, and only that one', async () => {
     const ok = await extra.fetch(
       '/api/v1/webhooks',
-      call(key, 'POST', { url: 'https://hooks.example.com:8443/in' }),
+      keyCall(key, 'POST', { url: 'https://hooks.example.com:8443/in' }),
     );
     expect(ok.status).toBe(201);
     const other = await extra.fetch(
       '/api/v1/webhooks',
-      call(key, 'POST', { url: 'https://hooks.example.com:9443/in' }),
+      keyCall(key, 'POST', { url: 'https://hooks.example.com:9443/in' }),
     );
     expect(other.status).toBe(400);
   });
@@ -96,10 +84,10 @@ describe('webhook ports', () => {
   it('checks the port again at send time, after the operator narrowed the list', async () => {
     const created = await extra.fetch(
       '/api/v1/webhooks',
-      call(key, 'POST', { url: 'https://hooks.example.com:8443/in' }),
+      keyCall(key, 'POST', { url: 'https://hooks.example.com:8443/in' }),
     );
     const { id } = (await created.json()) as { id: string };
-    const [row] = await database.db.select().from(webhooks).where(eq(webhooks.id, id));
+    const [row] = await app.db.select().from(webhooks).where(eq(webhooks.id, id));
     expect((await sendTestDelivery(extra.deps, row!)).ok).toBe(true);
     expect(attempted).toEqual(['https://hooks.example.com:8443/in']);
     // The default deps allow 443 only.

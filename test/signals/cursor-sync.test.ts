@@ -1,11 +1,10 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
+import { describe, expect, it } from 'vitest';
 import { signals } from '../../src/db/schema';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { retractSignal } from '../../src/signals/sync';
 import { fixtureItems } from '../support/fixture';
-import { backends, createKey, startTestApp, type TestApp } from '../support/harness';
+import { backends, withTestApp, expectInvalid } from '../support/harness';
 
 /**
  * Signals of one country each, so each behaviour below reads its own rows whatever the others
@@ -45,28 +44,22 @@ type Pagination = {
 type Page = { data: Signal[]; pagination: Pagination };
 
 describe.each(backends)('keyset pages and sync on $name', (backend) => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-  let key: string;
-
-  beforeAll(async () => {
-    database = await backend.open();
-    const all = [
-      ...fixtureItems(),
-      ...items('CH', 23, 'walk'),
-      ...items('AT', 12, 'busy'),
-      ...items('NZ', 7, 'sync'),
-    ];
-    expect(await ingestSignals(database.db, all)).toMatchObject({ accepted: all.length, rejected: 0 });
-    app = await startTestApp(database.db, { deps: { now: () => new Date('2026-11-23T00:00:00Z') } });
-    key = (await createKey(database.db, 'pro')).key;
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
+  const app = withTestApp({
+    open: backend.open,
+    seed: async (db) => {
+      const all = [
+        ...fixtureItems(),
+        ...items('CH', 23, 'walk'),
+        ...items('AT', 12, 'busy'),
+        ...items('NZ', 7, 'sync'),
+      ];
+      expect(await ingestSignals(db, all)).toMatchObject({ accepted: all.length, rejected: 0 });
+    },
+    key: 'pro',
+    deps: { now: () => new Date('2026-11-23T00:00:00Z') },
   });
 
-  const get = (path: string) => app.fetch(path, { headers: { 'X-Api-Key': key } });
+  const get = (path: string) => app.fetch(path, { headers: { 'X-Api-Key': app.key } });
   const page = async (query: string): Promise<Page> => {
     const res = await get(`/api/v1/signals?${query}`);
     expect(res.status, await res.clone().text()).toBe(200);
@@ -131,7 +124,7 @@ describe.each(backends)('keyset pages and sync on $name', (backend) => {
         { ...items('AT', 1, `top${round}`)[0]!, significance_score: 9.9 },
         { ...items('AT', 1, `low${round}`)[0]!, significance_score: 0.5 },
       ];
-      expect(await ingestSignals(database.db, inserted)).toMatchObject({ accepted: 2 });
+      expect(await ingestSignals(app.db, inserted)).toMatchObject({ accepted: 2 });
     });
     const ids = during.map((s) => s.id);
     expect(new Set(ids).size).toBe(ids.length);
@@ -152,12 +145,12 @@ describe.each(backends)('keyset pages and sync on $name', (backend) => {
     const last = first.at(-1)!.updated_at;
 
     const [revised, retracted] = [first[2]!, first[4]!];
-    await database.db
+    await app.db
       .update(signals)
       .set({ title: 'sync council note, revised', updatedAt: sql`now()` })
       .where(eq(signals.id, revised.id));
-    expect(await retractSignal(database.db, retracted.id, new Date('2026-11-22T12:00:00Z'))).toBe(true);
-    expect(await retractSignal(database.db, retracted.id)).toBe(false);
+    expect(await retractSignal(app.db, retracted.id, new Date('2026-11-22T12:00:00Z'))).toBe(true);
+    expect(await retractSignal(app.db, retracted.id)).toBe(false);
 
     // The recipe: ask again from the last updated_at seen (>=, so dedupe by id).
     const changes = await walk(`updated_since=${encodeURIComponent(last)}&country=NZ&limit=2`, 'cursor');
@@ -302,12 +295,7 @@ describe.each(backends)('keyset pages and sync on $name', (backend) => {
     ['search=power%20OR%20-zzzz', 'search'],
     ['format=kml', 'format'],
   ])('rejects %s naming %s', async (query, field) => {
-    const res = await get(`/api/v1/signals?${query}`);
-    expect(res.status).toBe(400);
-    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    const body = (await res.json()) as { code: string; errors: { path: string; message: string }[] };
-    expect(body.code).toBe('invalid_request');
-    expect(body.errors.map((e) => e.path)).toContain(field);
+    await expectInvalid(await get(`/api/v1/signals?${query}`), field);
   });
 
   it('explains the offset cap and exclusion-only searches', async () => {

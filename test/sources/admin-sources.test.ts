@@ -1,26 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import type { DatabaseHandle } from '../../src/db/client';
 import { sources } from '../../src/db/schema';
 import { CATALOGUE } from '../../src/sources/catalogue';
 import { seedCatalogue } from '../../src/sources/rows';
-import { admin, backends, createKey, startTestApp, type TestApp } from '../support/harness';
+import { admin, backends, createKey, withTestApp } from '../support/harness';
 import { fixture } from './support';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 describe.each(backends)('admin sources API on $name', (backend) => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-
-  beforeAll(async () => {
-    database = await backend.open();
-    await seedCatalogue(database.db);
-    app = await startTestApp(database.db);
-  }, 180_000); // opening a database and a server is slow on a loaded machine
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
+  // opening a database and a server is slow on a loaded machine
+  const app = withTestApp({
+    open: backend.open,
+    seed: async (db) => {
+      await seedCatalogue(db);
+    },
+    timeout: 180_000,
   });
 
   const call = async (method: string, path: string, body?: unknown) => {
@@ -140,7 +135,7 @@ describe.each(backends)('admin sources API on $name', (backend) => {
 
   it('shows each live source with its health on /sources and its lag on /freshness', async () => {
     // What a poll records (the poller writes these columns; here they are set as it would).
-    await database.db
+    await app.db
       .update(sources)
       .set({
         lastPolledAt: new Date(Date.now() - 60_000),
@@ -150,7 +145,7 @@ describe.each(backends)('admin sources API on $name', (backend) => {
         lastPollItems: 32,
       })
       .where(eq(sources.name, 'GDACS alerts'));
-    const { key } = await createKey(database.db, 'pro');
+    const { key } = await createKey(app.db, 'pro');
     const res = await app.fetch('/api/v1/sources', { headers: { 'X-Api-Key': key } });
     expect(res.status).toBe(200);
     const listed = ((await res.json()) as Json).data as Json[];

@@ -6,15 +6,14 @@
  * Only functions that predate the bounds are used, so the file runs unchanged on the old code.
  */
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
+import { describe, expect, it } from 'vitest';
 import { sources } from '../../src/db/schema';
 import { ingestDocument } from '../../src/sources/upstream';
 import { detectLanguage } from '../../src/sources/common';
 import { connectorFor } from '../../src/sources/registry';
 import { seedCatalogue } from '../../src/sources/rows';
 import { context, parse } from './support';
+import { withTestDatabase } from '../support/harness';
 
 const MiB = 1024 * 1024;
 /** A USGS GeoJSON FeatureCollection of `n` quakes, in the feed's shape, with text of our own. */
@@ -64,15 +63,7 @@ function loopTurns() {
 }
 
 describe('a large ingest lets the event loop turn', () => {
-  let database: DatabaseHandle;
-
-  beforeAll(async () => {
-    database = await pgliteDatabase();
-    await seedCatalogue(database.db);
-  }, 180_000);
-  afterAll(async () => {
-    await database?.close();
-  });
+  const database = withTestDatabase({ seed: seedCatalogue, timeout: 180_000 });
 
   it('turns the loop at least once per 500 items while parsing and validating, and again while writing', async () => {
     const [source] = await database.db.select().from(sources).where(eq(sources.connector, 'usgs')).limit(1);

@@ -5,9 +5,8 @@
  * connector and by the admin ingest.
  */
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryRows, type DatabaseHandle } from '../../src/db/client';
-import { pgliteDatabase } from '../../src/db/node';
+import { describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client';
 import {
   CONTENT_MAX,
   detectLanguage,
@@ -19,7 +18,7 @@ import {
 } from '../../src/sources/common';
 import { seedCatalogue } from '../../src/sources/rows';
 import { ConnectorError } from '../../src/sources/types';
-import { admin, startTestApp, type TestApp } from '../support/harness';
+import { admin, startTestApp, withTestApp } from '../support/harness';
 import { context, parse } from './support';
 
 const MiB = 1024 * 1024;
@@ -175,21 +174,15 @@ describe('markup in plain-text fields', () => {
 });
 
 describe('ingest of large and over-cap documents on the real server', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-
-  beforeAll(async () => {
-    database = await pgliteDatabase();
-    await seedCatalogue(database.db);
-    app = await startTestApp(database.db);
-  }, 180_000);
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
+  const app = withTestApp({
+    seed: async (db) => {
+      await seedCatalogue(db);
+    },
+    timeout: 180_000,
   });
 
   const signalCount = async () =>
-    (await queryRows<{ n: number }>(database.db, sql`SELECT count(*)::int AS n FROM signals`))[0]!.n;
+    (await queryRows<{ n: number }>(app.db, sql`SELECT count(*)::int AS n FROM signals`))[0]!.n;
 
   it('answers 413 problem+json for a document over the item cap, and ingests nothing', async () => {
     const res = await app.fetch(
@@ -206,7 +199,7 @@ describe('ingest of large and over-cap documents on the real server', () => {
     // The same server over a database that notes when a write transaction opens: an ingest that
     // parses its whole document in one go opens it before any other request can be read.
     const marks: string[] = [];
-    const watched = new Proxy(database.db, {
+    const watched = new Proxy(app.db, {
       get(target, prop, receiver) {
         const value = Reflect.get(target, prop, receiver) as unknown;
         if (prop !== 'transaction' || typeof value !== 'function') return value;
@@ -262,7 +255,7 @@ describe('ingest of large and over-cap documents on the real server', () => {
     );
     expect(res.status).toBe(200);
     const [row] = await queryRows<{ title: string; content_display: string }>(
-      database.db,
+      app.db,
       sql`SELECT title, content_display FROM signals WHERE source_url = 'https://vendor.example/advisory/markup'`,
     );
     expect(row).toEqual({

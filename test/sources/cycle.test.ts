@@ -3,14 +3,12 @@
  * readable with filters → a webhook receives them in the same run → they are in the feed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
 import { sources } from '../../src/db/schema';
 import { runCycle, UnknownSourceError } from '../../src/sources/cycle';
 import { generateEncryptionKey } from '../../src/webhooks/crypto';
-import { backends, createKey, startTestApp, type TestApp } from '../support/harness';
+import { backends, withTestApp } from '../support/harness';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
-import { startFeedServer, usgsAsOf, type FeedServer } from './feed-server';
-import { fixture } from './support';
+import { liveQuakes, startFeedServer, type FeedServer } from './feed-server';
 
 interface ApiSignal {
   id: string;
@@ -21,28 +19,21 @@ interface ApiSignal {
 }
 
 describe.each(backends)('a live-data cycle on $name', (backend) => {
-  let database: DatabaseHandle;
-  let app: TestApp;
   let feeds: FeedServer;
   let receiver: Receiver;
-  let key: string;
-
+  const app = withTestApp({
+    open: backend.open,
+    key: 'pro',
+    timeout: 60_000,
+    config: { WEBHOOK_ALLOW_INSECURE: true, WEBHOOK_ENCRYPTION_KEY: generateEncryptionKey() },
+  });
   beforeAll(async () => {
-    database = await backend.open();
     feeds = await startFeedServer({
-      '/quakes': {
-        document: usgsAsOf(fixture('usgs.geojson'), new Date()),
-        type: 'application/geo+json',
-        etag: '"quakes-1"',
-      },
+      '/quakes': liveQuakes(),
       '/down': { status: 500 },
     });
     receiver = await startReceiver();
-    app = await startTestApp(database.db, {
-      config: { WEBHOOK_ALLOW_INSECURE: true, WEBHOOK_ENCRYPTION_KEY: generateEncryptionKey() },
-    });
-    key = (await createKey(database.db)).key;
-    await database.db.insert(sources).values([
+    await app.db.insert(sources).values([
       {
         name: 'feed-quakes',
         connector: 'usgs',
@@ -52,16 +43,14 @@ describe.each(backends)('a live-data cycle on $name', (backend) => {
       },
       { name: 'feed-down', connector: 'usgs', url: `${feeds.url}/down`, tier: 'core', intervalMinutes: 5 },
     ]);
-  }, 60_000);
+  });
   afterAll(async () => {
-    await app?.close();
     await receiver?.close();
     await feeds?.close();
-    await database?.close();
   });
 
   const get = async <T>(path: string): Promise<T> => {
-    const res = await app.fetch(path, { headers: { 'X-Api-Key': key } });
+    const res = await app.fetch(path, { headers: { 'X-Api-Key': app.key } });
     expect(res.status, path).toBe(200);
     return (await res.json()) as T;
   };
@@ -69,7 +58,7 @@ describe.each(backends)('a live-data cycle on $name', (backend) => {
   it('polls, serves with filters, delivers and feeds the new signals in one run', async () => {
     const created = await app.fetch('/api/v1/webhooks', {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-Api-Key': key },
+      headers: { 'Content-Type': 'application/json', 'X-Api-Key': app.key },
       body: JSON.stringify({ url: receiver.url, layers: ['disaster'], min_score: 5 }),
     });
     expect(created.status).toBe(201);

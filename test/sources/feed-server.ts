@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fixture } from './support';
 
 export type Route =
   | { document: string | Buffer; type: string; etag?: string; lastModified?: string }
@@ -86,3 +87,10 @@ export function usgsAsOf(document: string, at: Date): string {
   }
   return JSON.stringify(feed);
 }
+
+/** The USGS fixture, its events moved to now, served as a GeoJSON feed with `etag`. */
+export const liveQuakes = (etag = '"quakes-1"'): Route => ({
+  document: usgsAsOf(fixture('usgs.geojson'), new Date()),
+  type: 'application/geo+json',
+  etag,
+});

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryRows, type DatabaseHandle } from '../../src/db/client';
+import { describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client';
 import type { ConnectorName } from '../../src/sources/types';
-import { admin, backends, createKey, startTestApp, type TestApp } from '../support/harness';
+import { admin, backends, withTestApp } from '../support/harness';
 import { context, fixture, parse } from './support';
 
 /**
@@ -167,19 +167,8 @@ const cases: Case[] = [
 const ALL_TIME = 'start=2000-01-01T00:00:00Z';
 
 describe.each(backends)('connector ingest end to end on $name', (backend) => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-  let key: string;
-
-  beforeAll(async () => {
-    database = await backend.open();
-    app = await startTestApp(database.db);
-    key = (await createKey(database.db, 'pro')).key;
-  }, 180_000); // opening a database and a server is slow on a loaded machine
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-  });
+  // opening a database and a server is slow on a loaded machine
+  const app = withTestApp({ open: backend.open, key: 'pro', timeout: 180_000 });
 
   const ingest = async (connector: string, body: string, query = '') => {
     const res = await app.fetch(
@@ -189,16 +178,16 @@ describe.each(backends)('connector ingest end to end on $name', (backend) => {
     return { status: res.status, body: (await res.json()) as Json };
   };
   const get = async (path: string) => {
-    const res = await app.fetch(path, { headers: { 'X-Api-Key': key } });
+    const res = await app.fetch(path, { headers: { 'X-Api-Key': app.key } });
     return { status: res.status, body: (await res.json()) as Json };
   };
   const signalCount = async () =>
-    (await queryRows<{ n: number }>(database.db, sql`SELECT count(*)::int AS n FROM signals`))[0]!.n;
+    (await queryRows<{ n: number }>(app.db, sql`SELECT count(*)::int AS n FROM signals`))[0]!.n;
 
   /** The hourly aggregates equal a recount of the signals (what revisions must preserve). */
   const aggregatesMatchSignals = async () => {
     const drift = await queryRows<Json>(
-      database.db,
+      app.db,
       sql`
       WITH truth AS (
         SELECT date_trunc('hour', published_at) AS bucket, coalesce(region, '') AS region, threat_layer,

@@ -2,37 +2,34 @@
  * LIVE_SOURCES on the Node server: the timer polls at once (no waiting for the first minute)
  * and prints one line per source polled.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
-import type { DatabaseHandle } from '../../src/db/client';
 import { sources } from '../../src/db/schema';
 import { nodeDeps, startLiveSources } from '../../src/node-runtime';
 import { memoryStore } from '../../src/store/memory';
-import { memoryLogger, testPglite } from '../support/harness';
+import { memoryLogger, withTestDatabase, closeAfterAll } from '../support/harness';
 import { startFeedServer, usgsAsOf, type FeedServer } from './feed-server';
 import { fixture } from './support';
 
 describe('the live-sources timer', () => {
-  let database: DatabaseHandle;
+  const database = withTestDatabase();
+  const closing = closeAfterAll();
   let feeds: FeedServer;
 
   beforeAll(async () => {
-    database = await testPglite();
-    feeds = await startFeedServer({
-      '/quakes': {
-        document: usgsAsOf(fixture('usgs.geojson'), new Date()),
-        type: 'application/geo+json',
-      },
-      '/gone': { status: 410 },
-    });
+    feeds = closing(
+      await startFeedServer({
+        '/quakes': {
+          document: usgsAsOf(fixture('usgs.geojson'), new Date()),
+          type: 'application/geo+json',
+        },
+        '/gone': { status: 410 },
+      }),
+    );
     await database.db.insert(sources).values([
       { name: 'loop quakes', connector: 'usgs', url: `${feeds.url}/quakes`, tier: 'core' },
       { name: 'loop gone', connector: 'usgs', url: `${feeds.url}/gone`, tier: 'core' },
     ]);
-  });
-  afterAll(async () => {
-    await feeds?.close();
-    await database?.close();
   });
 
   it('polls at once and prints what each poll brought', async () => {

@@ -16,8 +16,7 @@ import { UnknownSourceError } from '../../src/sources/cycle';
 import { liveAwareConfig } from '../../src/node-runtime';
 import { pollNow } from '../../src/sources/poll-command';
 import type { DatabaseHandle } from '../../src/db/client';
-import { startFeedServer, usgsAsOf, type FeedServer } from './feed-server';
-import { fixture } from './support';
+import { liveQuakes, startFeedServer, type FeedServer } from './feed-server';
 
 const run = promisify(execFile);
 
@@ -36,11 +35,7 @@ describe('sources poll (CLI)', () => {
 
   beforeAll(async () => {
     feeds = await startFeedServer({
-      '/quakes': {
-        document: usgsAsOf(fixture('usgs.geojson'), new Date()),
-        type: 'application/geo+json',
-        etag: '"q1"',
-      },
+      '/quakes': liveQuakes('"q1"'),
     });
     // The live database is DATA_DIR-live; the demo one under DATA_DIR is never touched.
     expect(config.DATA_DIR).toBe(`${dataDir}-live`);

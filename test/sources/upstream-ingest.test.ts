@@ -4,10 +4,9 @@ import type { DatabaseHandle } from '../../src/db/client';
 import { ingestSourceItems, type UpstreamSource } from '../../src/sources/upstream';
 import { seedCatalogue, sourceByName } from '../../src/sources/rows';
 import { CATALOGUE } from '../../src/sources/catalogue';
-import { dispatchWebhooks } from '../../src/webhooks/dispatch';
 import { generateEncryptionKey } from '../../src/webhooks/crypto';
 import { createWebhook } from '../../src/webhooks/service';
-import { backends, createKey, memoryLogger } from '../support/harness';
+import { backends, createKey, dispatchOnce } from '../support/harness';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
 import { byId, context, fixture, parse } from './support';
 
@@ -21,17 +20,7 @@ describe.each(backends)('upstream ingest on $name', (backend) => {
     WEBHOOK_ALLOW_INSECURE: 'true',
     WEBHOOK_ENCRYPTION_KEY: generateEncryptionKey(),
   });
-  const dispatch = () =>
-    dispatchWebhooks(
-      {
-        db: database.db,
-        config,
-        now: () => new Date(),
-        fetch: globalThis.fetch.bind(globalThis),
-        log: memoryLogger(),
-      },
-      { settleMs: 0, timeoutMs: 2_000 },
-    );
+  const dispatch = () => dispatchOnce(database.db, config, { settleMs: 0, timeoutMs: 2_000 });
   const delivered = () => receiver.received.flatMap((r) => r.body.signals.map((s) => s.id));
   const quakes = (doc = fixture('usgs.geojson')) => parse('usgs', doc, context('core'));
 

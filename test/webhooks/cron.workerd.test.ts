@@ -7,14 +7,14 @@ import { createHmac } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { migrate } from 'drizzle-orm/neon-serverless/migrator';
 import { Miniflare } from 'miniflare';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { neonDatabase, type DatabaseHandle } from '../../src/db/client';
 import { MIGRATIONS_FOLDER } from '../../src/db/node';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { generateEncryptionKey } from '../../src/webhooks/crypto';
 import { createWebhook, findWebhook } from '../../src/webhooks/service';
 import { FIXTURE } from '../support/fixture';
-import { createKey } from '../support/harness';
+import { closeAfterAll, createKey, ageIngests } from '../support/harness';
 import { configureNeon, startNeonBridge, type NeonBridge } from '../support/neon-bridge';
 import { createScratchDatabase, testDatabaseUrl, type ScratchDatabase } from '../support/services';
 import { buildWorker } from '../worker/workerd';
@@ -31,39 +31,34 @@ describe.skipIf(!testDatabaseUrl())('the webhook Worker in workerd', () => {
   let outdir: string;
   const encryptionKey = generateEncryptionKey();
 
+  const closing = closeAfterAll();
   beforeAll(async () => {
     const build = buildWorker('cron');
-    outdir = build.dir;
-    bridge = await startNeonBridge();
+    outdir = closing(build.dir, (dir) => rmSync(dir, { recursive: true, force: true }));
+    bridge = closing(await startNeonBridge());
     configureNeon(bridge.port);
-    scratch = await createScratchDatabase(testDatabaseUrl()!);
-    database = neonDatabase(scratch.url);
+    scratch = closing(await createScratchDatabase(testDatabaseUrl()!), (it) => it.drop());
+    database = closing(neonDatabase(scratch.url));
     await migrate(database.db as never, { migrationsFolder: MIGRATIONS_FOLDER });
-    receiver = await startReceiver();
-    mf = new Miniflare({
-      modules: [{ type: 'ESModule', path: build.main }],
-      modulesRoot: outdir,
-      compatibilityDate: '2026-04-20',
-      compatibilityFlags: ['nodejs_compat'],
-      bindings: {
-        DATABASE_URL: scratch.url,
-        NEON_WS_PROXY: `localhost:${bridge.port}/v1`,
-        WEBHOOK_ENCRYPTION_KEY: encryptionKey,
-        WEBHOOK_ALLOW_INSECURE: 'true',
-        LOG_LEVEL: 'warn',
-      },
-    });
+    receiver = closing(await startReceiver());
+    mf = closing(
+      new Miniflare({
+        modules: [{ type: 'ESModule', path: build.main }],
+        modulesRoot: outdir,
+        compatibilityDate: '2026-04-20',
+        compatibilityFlags: ['nodejs_compat'],
+        bindings: {
+          DATABASE_URL: scratch.url,
+          NEON_WS_PROXY: `localhost:${bridge.port}/v1`,
+          WEBHOOK_ENCRYPTION_KEY: encryptionKey,
+          WEBHOOK_ALLOW_INSECURE: 'true',
+          LOG_LEVEL: 'warn',
+        },
+      }),
+      (it) => it.dispose(),
+    );
     await mf.ready;
   }, 120_000);
-
-  afterAll(async () => {
-    await mf?.dispose();
-    await receiver?.close();
-    await database?.close();
-    await scratch?.drop();
-    await bridge?.close();
-    if (outdir) rmSync(outdir, { recursive: true, force: true });
-  });
 
   it('delivers new matching signals, signed, from its scheduled handler', async () => {
     const key = await createKey(database.db);
@@ -80,7 +75,7 @@ describe.skipIf(!testDatabaseUrl())('the webhook Worker in workerd', () => {
     ]);
     expect(ingested.accepted).toBe(2);
     // The dispatcher reads only rows older than its settling margin.
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await ageIngests(database.db);
 
     const worker = await mf.getWorker();
     await worker.scheduled({ cron: '*/5 * * * *' });

@@ -1,9 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
-import type { Database, DatabaseHandle } from '../../src/db/client';
+import type { Database } from '../../src/db/client';
 import { webhooks } from '../../src/db/schema';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { backoffMs, DELIVERY_LOG_DAYS, dispatchWebhooks, PAUSE_AFTER_MS } from '../../src/webhooks/dispatch';
@@ -11,7 +11,7 @@ import { generateEncryptionKey } from '../../src/webhooks/crypto';
 import type { CreateWebhook } from '../../src/webhooks/schemas';
 import { createWebhook, findWebhook, recentDeliveries, updateWebhook } from '../../src/webhooks/service';
 import { FIXTURE } from '../support/fixture';
-import { backends, createKey, memoryLogger } from '../support/harness';
+import { backends, createKey, memoryLogger, withTestDatabase } from '../support/harness';
 import { startReceiver, WEBHOOK_FIELDS, type Receiver, type Reply } from './receiver';
 
 const SECRET = 'test-secret-0123456789';
@@ -29,8 +29,7 @@ function signal(name: keyof typeof FIXTURE, overrides: Record<string, unknown> =
 }
 
 describe.each(backends)('webhook dispatcher on $name', (backend) => {
-  let database: DatabaseHandle;
-  let db: Database;
+  const database = withTestDatabase({ open: backend.open });
   const receivers: Receiver[] = [];
   const config = loadConfig({
     LOG_LEVEL: 'silent',
@@ -41,7 +40,7 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
   let shift = 0;
   const now = () => Date.now() + shift;
   const deps = () => ({
-    db,
+    db: database.db,
     config,
     now: () => new Date(now()),
     fetch: globalThis.fetch.bind(globalThis),
@@ -55,29 +54,22 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     return started;
   }
   async function webhook(url: string, input: Omit<CreateWebhook, 'url'> = {}) {
-    const key = await createKey(db);
-    const row = await createWebhook(db, key.id, { url, ...input }, config.WEBHOOK_ENCRYPTION_KEY);
+    const key = await createKey(database.db);
+    const row = await createWebhook(database.db, key.id, { url, ...input }, config.WEBHOOK_ENCRYPTION_KEY);
     return { key, row: row! };
   }
   const ingest = async (items: unknown[]) => {
-    const result = await ingestSignals(db, items);
+    const result = await ingestSignals(database.db, items);
     expect(result.accepted).toBe(items.length);
   };
   const delivered = (r: Receiver) =>
     r.received.filter((x) => x.reply === 200).flatMap((x) => x.body.signals.map((s) => s.id));
 
-  beforeAll(async () => {
-    database = await backend.open();
-    db = database.db;
-  });
   afterEach(async () => {
     // Each test registers its own webhooks; none may be left for the next test's runs.
-    await db.delete(webhooks);
+    await database.db.delete(webhooks);
     await Promise.all(receivers.splice(0).map((r) => r.close()));
     shift = 0;
-  });
-  afterAll(async () => {
-    await database?.close();
   });
 
   it('delivers the documented body, signed so node:crypto and standardwebhooks both verify it', async () => {
@@ -131,12 +123,17 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
 
   it('never sends unsigned when the secret cannot be read, and counts it as a failure', async () => {
     const r = await receiver();
-    const key = await createKey(db);
-    const row = (await createWebhook(db, key.id, { url: r.url, secret: SECRET }, generateEncryptionKey()))!;
+    const key = await createKey(database.db);
+    const row = (await createWebhook(
+      database.db,
+      key.id,
+      { url: r.url, secret: SECRET },
+      generateEncryptionKey(),
+    ))!;
     await ingest([signal('kyivStrike')]);
     expect(await run()).toMatchObject({ failed: 1, deliveries: 0 });
     expect(r.received).toHaveLength(0);
-    expect((await findWebhook(db, key.id, row.id))!.consecutiveFailures).toBe(1);
+    expect((await findWebhook(database.db, key.id, row.id))!.consecutiveFailures).toBe(1);
   });
 
   it('matches layers, min_score, country_codes and valence exactly', async () => {
@@ -189,7 +186,7 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
       const summary = await run();
       expect(summary).toMatchObject({ deliveries: 1, failed: 1 });
       expect(await run()).toMatchObject({ deliveries: 0 }); // not due before its backoff
-      const state = (await findWebhook(db, key.id, row.id))!;
+      const state = (await findWebhook(database.db, key.id, row.id))!;
       expect(state.consecutiveFailures).toBe(attempt);
       const wait = state.nextAttemptAt.getTime() - now();
       expect(wait).toBeGreaterThan(backoffMs(attempt) - 60_000);
@@ -211,14 +208,14 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
       r.received[0]!.headers['x-service-delivery'],
     );
 
-    const state = (await findWebhook(db, key.id, row.id))!;
+    const state = (await findWebhook(database.db, key.id, row.id))!;
     expect(state).toMatchObject({
       consecutiveFailures: 0,
       failingSince: null,
       lastStatus: 200,
       active: true,
     });
-    const log = await recentDeliveries(db, row.id);
+    const log = await recentDeliveries(database.db, row.id);
     expect(log.map((d) => d.status)).toEqual([200, 200, null, 500, 500]);
     expect(log[2]!.error).toBe('timeout');
   });
@@ -240,11 +237,11 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     await ingest([signal('kyivStrike')]);
     expect(await run()).toMatchObject({ failed: 1, succeeded: 0 });
     expect(target.received).toHaveLength(0);
-    const state = (await findWebhook(db, key.id, row.id))!;
+    const state = (await findWebhook(database.db, key.id, row.id))!;
     expect(state).toMatchObject({ consecutiveFailures: 1, lastStatus: 302 });
-    expect((await recentDeliveries(db, row.id))[0]).toMatchObject({ ok: false, status: 302 });
+    expect((await recentDeliveries(database.db, row.id))[0]).toMatchObject({ ok: false, status: 302 });
     // `active: true` on a webhook that is not paused must not skip its backoff.
-    const touched = (await updateWebhook(db, key.id, row.id, { active: true }, new Date(now())))!;
+    const touched = (await updateWebhook(database.db, key.id, row.id, { active: true }, new Date(now())))!;
     expect(touched.consecutiveFailures).toBe(1);
     expect(touched.nextAttemptAt.getTime()).toBe(state.nextAttemptAt.getTime());
   });
@@ -260,14 +257,14 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     }
     const summary = await run();
     expect(summary.paused).toBe(1);
-    const state = (await findWebhook(db, key.id, row.id))!;
+    const state = (await findWebhook(database.db, key.id, row.id))!;
     expect(state.active).toBe(false);
     expect(state.disabledReason).toMatch(/paused after failing since/);
     shift += 6 * HOUR;
     const before = r.received.length;
     await run();
     expect(r.received).toHaveLength(before);
-    const resumed = (await updateWebhook(db, key.id, row.id, { active: true }, new Date(now())))!;
+    const resumed = (await updateWebhook(database.db, key.id, row.id, { active: true }, new Date(now())))!;
     expect(resumed).toMatchObject({
       active: true,
       consecutiveFailures: 0,
@@ -285,21 +282,21 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     shift += (DELIVERY_LOG_DAYS + 1) * 24 * HOUR;
     await ingest([signal('lvivGrid')]);
     await run();
-    const log = await recentDeliveries(db, row.id);
+    const log = await recentDeliveries(database.db, row.id);
     expect(log).toHaveLength(1);
     expect(log[0]!.signal_count).toBe(1);
-    expect((await findWebhook(db, key.id, row.id))!.leaseUntil).toBeNull();
+    expect((await findWebhook(database.db, key.id, row.id))!.leaseUntil).toBeNull();
   });
 
   it('sends nothing to a paused webhook, and resumes from its cursor', async () => {
     const r = await receiver();
     const { key, row } = await webhook(r.url);
-    await updateWebhook(db, key.id, row.id, { active: false }, new Date(now()));
+    await updateWebhook(database.db, key.id, row.id, { active: false }, new Date(now()));
     const items = [signal('kyivStrike'), signal('lvivGrid')];
     await ingest(items);
     expect(await run()).toMatchObject({ webhooks: 0, deliveries: 0 });
     expect(r.received).toHaveLength(0);
-    const resumed = (await updateWebhook(db, key.id, row.id, { active: true }, new Date(now())))!;
+    const resumed = (await updateWebhook(database.db, key.id, row.id, { active: true }, new Date(now())))!;
     expect(resumed).toMatchObject({ active: true, consecutiveFailures: 0, disabledReason: null });
     await run();
     expect(delivered(r)).toHaveLength(2);
@@ -332,7 +329,7 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     let opened!: () => void;
     const isOpen = new Promise<void>((resolve) => (opened = resolve));
     // A slow ingest: its rows are stamped at its start but become visible only at its commit.
-    const slow = db.transaction(async (tx) => {
+    const slow = database.db.transaction(async (tx) => {
       await ingestSignals(tx as unknown as Database, [early]);
       opened();
       await held;

@@ -1,45 +1,40 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client';
 import { webhooks } from '../../src/db/schema';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { generateEncryptionKey } from '../../src/webhooks/crypto';
 import { FIXTURE } from '../support/fixture';
-import { admin, backends, createKey, startTestApp, type TestApp, testPglite } from '../support/harness';
+import {
+  admin,
+  backends,
+  createKey,
+  startTestApp,
+  withTestApp,
+  keyCall,
+  ageIngests,
+} from '../support/harness';
 import { startReceiver, type Receiver } from './receiver';
 
 type Problem = { code: string; errors?: { path: string }[] };
 const SECRET = 'route-secret-0123456789';
 
-const call = (key: string, method: string, body?: unknown): RequestInit => ({
-  method,
-  headers: { 'X-Api-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-  ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-});
-
 describe('webhook registration', () => {
-  let database: DatabaseHandle;
-  let app: TestApp;
   let receiver: Receiver;
-
+  const app = withTestApp({
+    config: { WEBHOOK_ALLOW_INSECURE: false, WEBHOOK_ENCRYPTION_KEY: generateEncryptionKey() },
+  });
   beforeAll(async () => {
-    database = await testPglite();
-    app = await startTestApp(database.db, {
-      config: { WEBHOOK_ALLOW_INSECURE: false, WEBHOOK_ENCRYPTION_KEY: generateEncryptionKey() },
-    });
     receiver = await startReceiver([500]);
   });
   afterAll(async () => {
     await receiver?.close();
-    await app?.close();
-    await database?.close();
   });
 
   it('creates, lists, updates and deletes a webhook, never returning its secret', async () => {
-    const { key } = await createKey(database.db);
+    const { key } = await createKey(app.db);
     const created = await app.fetch(
       '/api/v1/webhooks',
-      call(key, 'POST', {
+      keyCall(key, 'POST', {
         url: 'https://hooks.example.com/in',
         name: 'SOC',
         secret: SECRET,
@@ -65,21 +60,21 @@ describe('webhook registration', () => {
       disabled_reason: null,
     });
     expect(JSON.stringify(record)).not.toContain(SECRET);
-    const [stored] = await database.db
+    const [stored] = await app.db
       .select()
       .from(webhooks)
       .where(eq(webhooks.id, String(record.id)));
     expect(stored!.secretCiphertext).toMatch(/^v2\./);
     expect(stored!.secretCiphertext).not.toContain(SECRET);
 
-    const list = (await (await app.fetch('/api/v1/webhooks', call(key, 'GET'))).json()) as {
+    const list = (await (await app.fetch('/api/v1/webhooks', keyCall(key, 'GET'))).json()) as {
       data: unknown[];
     };
     expect(list.data).toEqual([record]);
 
     const paused = await app.fetch(
       `/api/v1/webhooks/${record.id}`,
-      call(key, 'POST', { active: false, min_score: null, name: 'SOC 2' }),
+      keyCall(key, 'POST', { active: false, min_score: null, name: 'SOC 2' }),
     );
     expect(paused.status).toBe(200);
     expect(await paused.json()).toMatchObject({
@@ -89,19 +84,19 @@ describe('webhook registration', () => {
       layers: ['cyber', 'military'],
     });
 
-    const deleted = await app.fetch(`/api/v1/webhooks/${record.id}`, call(key, 'DELETE'));
+    const deleted = await app.fetch(`/api/v1/webhooks/${record.id}`, keyCall(key, 'DELETE'));
     expect(deleted.status).toBe(204);
     expect(await deleted.text()).toBe('');
-    const again = await app.fetch(`/api/v1/webhooks/${record.id}`, call(key, 'DELETE'));
+    const again = await app.fetch(`/api/v1/webhooks/${record.id}`, keyCall(key, 'DELETE'));
     expect(again.status).toBe(404);
   });
 
   it('answers 404 for a webhook of another key, whatever the operation', async () => {
-    const owner = await createKey(database.db);
-    const other = await createKey(database.db);
+    const owner = await createKey(app.db);
+    const other = await createKey(app.db);
     const res = await app.fetch(
       '/api/v1/webhooks',
-      call(owner.key, 'POST', { url: 'https://hooks.example.com/a' }),
+      keyCall(owner.key, 'POST', { url: 'https://hooks.example.com/a' }),
     );
     const { id } = (await res.json()) as { id: string };
     for (const [method, path, body] of [
@@ -110,11 +105,11 @@ describe('webhook registration', () => {
       ['GET', `/api/v1/webhooks/${id}/deliveries`, undefined],
       ['POST', `/api/v1/webhooks/${id}/test`, undefined],
     ] as const) {
-      const attempt = await app.fetch(path, call(other.key, method, body));
+      const attempt = await app.fetch(path, keyCall(other.key, method, body));
       expect(attempt.status, `${method} ${path}`).toBe(404);
       expect(((await attempt.json()) as Problem).code).toBe('not_found');
     }
-    const list = (await (await app.fetch('/api/v1/webhooks', call(other.key, 'GET'))).json()) as {
+    const list = (await (await app.fetch('/api/v1/webhooks', keyCall(other.key, 'GET'))).json()) as {
       data: unknown[];
     };
     expect(list.data).toEqual([]);
@@ -145,8 +140,8 @@ describe('webhook registration', () => {
     [{ url: 'https://hooks.example.com/in', active: false }, 'body'],
     [{ url: 'https://hooks.example.com/in', key_id: 'x' }, 'body'],
   ])('refuses the registration %j naming %s', async (body, field) => {
-    const { key } = await createKey(database.db);
-    const res = await app.fetch('/api/v1/webhooks', call(key, 'POST', body));
+    const { key } = await createKey(app.db);
+    const res = await app.fetch('/api/v1/webhooks', keyCall(key, 'POST', body));
     expect(res.status).toBe(400);
     const problem = (await res.json()) as Problem;
     expect(problem.code).toBe('invalid_request');
@@ -160,13 +155,13 @@ describe('webhook registration', () => {
     [{ active: 'no' }, 'active'],
     [{ layers: ['cyber', 'nope'] }, 'layers.1'],
   ])('refuses the update %j naming %s', async (body, field) => {
-    const { key } = await createKey(database.db);
+    const { key } = await createKey(app.db);
     const res = await app.fetch(
       '/api/v1/webhooks',
-      call(key, 'POST', { url: 'https://hooks.example.com/u' }),
+      keyCall(key, 'POST', { url: 'https://hooks.example.com/u' }),
     );
     const { id } = (await res.json()) as { id: string };
-    const update = await app.fetch(`/api/v1/webhooks/${id}`, call(key, 'POST', body));
+    const update = await app.fetch(`/api/v1/webhooks/${id}`, keyCall(key, 'POST', body));
     expect(update.status).toBe(400);
     const problem = (await update.json()) as Problem;
     expect(problem.code).toBe('invalid_request');
@@ -176,7 +171,7 @@ describe('webhook registration', () => {
   it('needs a key, and a JSON body', async () => {
     const anonymous = await app.fetch('/api/v1/webhooks');
     expect(anonymous.status).toBe(401);
-    const { key } = await createKey(database.db);
+    const { key } = await createKey(app.db);
     const form = await app.fetch('/api/v1/webhooks', {
       method: 'POST',
       headers: { 'X-Api-Key': key, 'Content-Type': 'text/plain' },
@@ -189,26 +184,26 @@ describe('webhook registration', () => {
       body: '{"url":',
     });
     expect(((await broken.json()) as Problem).code).toBe('invalid_json');
-    const badId = await app.fetch('/api/v1/webhooks/not-a-uuid', call(key, 'DELETE'));
+    const badId = await app.fetch('/api/v1/webhooks/not-a-uuid', keyCall(key, 'DELETE'));
     expect(badId.status).toBe(400);
   });
 
   it('sends a signed test delivery that is logged but never counted as a failure', async () => {
-    const insecure = await startTestApp(database.db, {
+    const insecure = await startTestApp(app.db, {
       config: {
         WEBHOOK_ALLOW_INSECURE: true,
         WEBHOOK_ENCRYPTION_KEY: app.deps.config.WEBHOOK_ENCRYPTION_KEY,
       },
     });
     try {
-      const { key } = await createKey(database.db);
+      const { key } = await createKey(app.db);
       const res = await insecure.fetch(
         '/api/v1/webhooks',
-        call(key, 'POST', { url: receiver.url, secret: SECRET }),
+        keyCall(key, 'POST', { url: receiver.url, secret: SECRET }),
       );
       const { id } = (await res.json()) as { id: string };
       for (const expected of [500, 200]) {
-        const test = await insecure.fetch(`/api/v1/webhooks/${id}/test`, call(key, 'POST'));
+        const test = await insecure.fetch(`/api/v1/webhooks/${id}/test`, keyCall(key, 'POST'));
         expect(test.status).toBe(200);
         expect(await test.json()).toMatchObject({ status: expected, ok: expected === 200 });
       }
@@ -216,7 +211,7 @@ describe('webhook registration', () => {
       expect(last.headers['x-service-signature-256']).toMatch(/^sha256=[0-9a-f]{64}$/);
       expect(last.body).toMatchObject({ webhook_id: id, signal_count: 1 });
       const log = (await (
-        await insecure.fetch(`/api/v1/webhooks/${id}/deliveries`, call(key, 'GET'))
+        await insecure.fetch(`/api/v1/webhooks/${id}/deliveries`, keyCall(key, 'GET'))
       ).json()) as {
         data: { status: number; test: boolean }[];
       };
@@ -224,7 +219,7 @@ describe('webhook registration', () => {
         [200, true],
         [500, true],
       ]);
-      const list = (await (await insecure.fetch('/api/v1/webhooks', call(key, 'GET'))).json()) as {
+      const list = (await (await insecure.fetch('/api/v1/webhooks', keyCall(key, 'GET'))).json()) as {
         data: { consecutive_failures: number; active: boolean }[];
       };
       expect(list.data[0]).toMatchObject({ consecutive_failures: 0, active: true });
@@ -234,18 +229,18 @@ describe('webhook registration', () => {
   });
 
   it('refuses to store a secret when no encryption key is configured', async () => {
-    const bare = await startTestApp(database.db, { config: { WEBHOOK_ENCRYPTION_KEY: undefined } });
+    const bare = await startTestApp(app.db, { config: { WEBHOOK_ENCRYPTION_KEY: undefined } });
     try {
-      const { key } = await createKey(database.db);
+      const { key } = await createKey(app.db);
       const signed = await bare.fetch(
         '/api/v1/webhooks',
-        call(key, 'POST', { url: 'https://hooks.example.com/s', secret: SECRET }),
+        keyCall(key, 'POST', { url: 'https://hooks.example.com/s', secret: SECRET }),
       );
       expect(signed.status).toBe(503);
       expect(((await signed.json()) as { detail: string }).detail).toMatch(/WEBHOOK_ENCRYPTION_KEY/);
       const unsigned = await bare.fetch(
         '/api/v1/webhooks',
-        call(key, 'POST', { url: 'https://hooks.example.com/s' }),
+        keyCall(key, 'POST', { url: 'https://hooks.example.com/s' }),
       );
       expect(unsigned.status).toBe(201);
     } finally {
@@ -257,20 +252,20 @@ describe('webhook registration', () => {
     const denied = await app.fetch('/api/v1/admin/webhooks/dispatch', { method: 'POST' });
     expect(denied.status).toBe(401);
     // A server that may reach the loopback receiver, and no other test's webhooks in the way.
-    const local = await startTestApp(database.db, { config: { WEBHOOK_ALLOW_INSECURE: true } });
+    const local = await startTestApp(app.db, { config: { WEBHOOK_ALLOW_INSECURE: true } });
     const target = await startReceiver();
     try {
-      await database.db.delete(webhooks);
-      const { key } = await createKey(database.db);
-      const created = await local.fetch('/api/v1/webhooks', call(key, 'POST', { url: target.url }));
+      await app.db.delete(webhooks);
+      const { key } = await createKey(app.db);
+      const created = await local.fetch('/api/v1/webhooks', keyCall(key, 'POST', { url: target.url }));
       expect(created.status).toBe(201);
       const item = {
         ...FIXTURE.kyivStrike,
         source_url: `https://wire.example.com/route-dispatch-${Date.now()}`,
       };
-      expect(await ingestSignals(database.db, [item])).toMatchObject({ accepted: 1 });
+      expect(await ingestSignals(app.db, [item])).toMatchObject({ accepted: 1 });
       // The dispatcher leaves signals younger than its 1 s settling margin for the next pass.
-      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      await ageIngests(app.db);
       const res = await local.fetch('/api/v1/admin/webhooks/dispatch', admin({ method: 'POST' }));
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({
@@ -292,36 +287,27 @@ describe('webhook registration', () => {
 });
 
 describe.each(backends)('the webhook limit on $name', (backend) => {
-  let database: DatabaseHandle;
-  let app: TestApp;
-  beforeAll(async () => {
-    database = await backend.open();
-    app = await startTestApp(database.db);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-  });
+  const app = withTestApp({ open: backend.open });
 
   it('refuses the 6th webhook even when eight are created at once', async () => {
-    const { key } = await createKey(database.db);
+    const { key } = await createKey(app.db);
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        app.fetch('/api/v1/webhooks', call(key, 'POST', { url: `https://hooks.example.com/${i}` })),
+        app.fetch('/api/v1/webhooks', keyCall(key, 'POST', { url: `https://hooks.example.com/${i}` })),
       ),
     );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, 201, 201, 201, 201, 409, 409, 409]);
     const refused = results.find((r) => r.status === 409)!;
     expect(((await refused.json()) as Problem).code).toBe('webhook_limit_reached');
-    const list = (await (await app.fetch('/api/v1/webhooks', call(key, 'GET'))).json()) as {
+    const list = (await (await app.fetch('/api/v1/webhooks', keyCall(key, 'GET'))).json()) as {
       data: unknown[];
     };
     expect(list.data).toHaveLength(5);
-    const other = await createKey(database.db);
+    const other = await createKey(app.db);
     const elsewhere = await app.fetch(
       '/api/v1/webhooks',
-      call(other.key, 'POST', { url: 'https://hooks.example.com/x' }),
+      keyCall(other.key, 'POST', { url: 'https://hooks.example.com/x' }),
     );
     expect(elsewhere.status).toBe(201);
   });

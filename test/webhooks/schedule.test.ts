@@ -1,25 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config';
-import type { DatabaseHandle } from '../../src/db/client';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { nodeDeps } from '../../src/node-runtime';
 import { memoryStore } from '../../src/store/memory';
 import { startDispatchTimer } from '../../src/webhooks/schedule';
 import { createWebhook } from '../../src/webhooks/service';
 import { FIXTURE } from '../support/fixture';
-import { createKey, memoryLogger, testPglite } from '../support/harness';
+import { createKey, memoryLogger, withTestDatabase, closeAfterAll } from '../support/harness';
 import { startReceiver, type Receiver } from './receiver';
 
 describe("the Node server's dispatch timer", () => {
-  let database: DatabaseHandle;
+  const database = withTestDatabase();
+  const closing = closeAfterAll();
   let receiver: Receiver;
   beforeAll(async () => {
-    database = await testPglite();
-    receiver = await startReceiver();
-  });
-  afterAll(async () => {
-    await receiver?.close();
-    await database?.close();
+    receiver = closing(await startReceiver());
   });
 
   it('runs the dispatcher on its interval until stopped', async () => {

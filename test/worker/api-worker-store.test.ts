@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clearOfWindowEdge } from '../http/stores';
-import { ADMIN_TOKEN } from '../support/harness';
 import { testDatabaseUrl, testRedisUrl } from '../support/services';
-import { startWorkerServices, type WorkerServices } from './services';
-import { startWorkerd, type WorkerdInstance } from './workerd';
+import { withApiWorker } from './services';
 
 interface IssuedKey {
   id: string;
@@ -15,19 +13,10 @@ interface IssuedKey {
 // The API Worker in workerd with its production store: @upstash/redis and @upstash/ratelimit
 // over REST (the bridge) to the CI Redis, next to the Neon driver to the CI Postgres.
 describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd with the Upstash store', () => {
-  let services: WorkerServices;
-  let worker: WorkerdInstance;
   let lastIp = 0;
 
-  beforeAll(async () => {
-    services = await startWorkerServices();
-    // 'error': the outage test's fail-open warnings are expected.
-    worker = await startWorkerd({ ...services.bindings, ADMIN_TOKEN, LOG_LEVEL: 'error' });
-  }, 120_000);
-  afterAll(async () => {
-    await worker?.close();
-    await services?.close();
-  });
+  // 'error': the outage test's fail-open warnings are expected.
+  const worker = withApiWorker({ LOG_LEVEL: 'error' });
 
   /** A client address of its own (TEST-NET-3), so no test shares another's IP bucket. */
   const freshIp = () => `203.0.113.${++lastIp}`;
@@ -85,7 +74,7 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd wi
     expect((await worker.fetch('/api/v1/signals?limit=1', withKey(ip, second.key))).status).toBe(200);
 
     try {
-      services.pauseStore('error');
+      worker.services.pauseStore('error');
       const down = await worker.fetch('/api/v1/health', from(ip));
       expect(down.status).toBe(200);
       expect(await down.json()).toMatchObject({ status: 'ok', store: 'unavailable' });
@@ -106,13 +95,13 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd wi
       );
 
       // A store that hangs is given up on after its 1 s deadline.
-      services.pauseStore('hang');
+      worker.services.pauseStore('hang');
       // Answered without limit headers: the store was given up on (how fast: `npm run bench`).
       const slow = await worker.fetch('/api/v1/signals?limit=1', withKey(ip, first.key));
       expect(slow.status).toBe(200);
       expect(slow.headers.get('x-ratelimit-limit')).toBeNull();
     } finally {
-      services.resumeStore();
+      worker.services.resumeStore();
     }
 
     const retried = await worker.fetch(`/api/v1/keys/${second.id}`, {
@@ -120,7 +109,7 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd wi
       ...withKey(ip, first.key),
     });
     expect(retried.status).toBe(204);
-    expect(await services.storeKeys(`si:kv:revoked:${second.id}`)).toHaveLength(1);
+    expect(await worker.services.storeKeys(`si:kv:revoked:${second.id}`)).toHaveLength(1);
     const back = await worker.fetch('/api/v1/signals?limit=1', withKey(ip, first.key));
     expect(back.status).toBe(200);
     expect(limitHeaders(back)).toMatchObject({ limit: '100', tier: 'free' });
@@ -149,7 +138,7 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd wi
     await expectProblem(refused, 429, 'rate_limited');
 
     // The counts live in Redis under the store's prefix, not in the isolate.
-    expect((await services.storeKeys(`si:rl:free:${issued.id}:*`)).length).toBeGreaterThan(0);
+    expect((await worker.services.storeKeys(`si:rl:free:${issued.id}:*`)).length).toBeGreaterThan(0);
   }, 150_000);
 
   it('refuses the 61st anonymous request in a minute from one CF-Connecting-IP', async () => {
@@ -177,7 +166,7 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd wi
     const other = await worker.fetch('/api/v1/health', from(freshIp()));
     expect(other.status).toBe(200);
     expect(limitHeaders(other)).toEqual({ limit: '60', remaining: '59', tier: 'public' });
-    expect((await services.storeKeys(`si:rl:ip:${ip}:*`)).length).toBeGreaterThan(0);
+    expect((await worker.services.storeKeys(`si:rl:ip:${ip}:*`)).length).toBeGreaterThan(0);
   }, 90_000);
 
   it('refuses a key revoked by another key of its account on its very next request', async () => {
@@ -209,7 +198,9 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd wi
       'invalid_api_key',
     );
     await expectProblem(await worker.fetch('/api/v1/keys', withKey(ip, second.key)), 401, 'invalid_api_key');
-    expect(await services.storeKeys(`si:kv:revoked:${second.id}`)).toEqual([`si:kv:revoked:${second.id}`]);
+    expect(await worker.services.storeKeys(`si:kv:revoked:${second.id}`)).toEqual([
+      `si:kv:revoked:${second.id}`,
+    ]);
 
     const list = await worker.fetch('/api/v1/keys', withKey(ip, first.key));
     expect(list.status).toBe(200);

@@ -1,50 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresDatabase } from '../../src/db/node';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { fixtureItems } from '../support/fixture';
-import { ADMIN_TOKEN } from '../support/harness';
-import { startNeonBridge, type NeonBridge } from '../support/neon-bridge';
-import { createScratchDatabase, testDatabaseUrl, type ScratchDatabase } from '../support/services';
-import { startWorkerd, type WorkerdInstance } from './workerd';
+import { testDatabaseUrl } from '../support/services';
+import { adminPost, issueKeyThrough, startNeonWorker, type WorkerdInstance } from './workerd';
+import { closeAfterAll } from '../support/harness';
 
 // The real API Worker in workerd, on the CI Postgres through the Neon driver and the bridge.
 describe.skipIf(!testDatabaseUrl())('API Worker in workerd', () => {
-  let scratch: ScratchDatabase;
-  let bridge: NeonBridge;
   let worker: WorkerdInstance;
   let key: string;
 
+  const closing = closeAfterAll();
   beforeAll(async () => {
-    scratch = await createScratchDatabase(testDatabaseUrl()!);
-    const migrated = await postgresDatabase(scratch.url, { migrate: true });
-    await migrated.close();
-    bridge = await startNeonBridge();
-    worker = await startWorkerd({
-      DATABASE_URL: scratch.url,
-      ADMIN_TOKEN,
-      NEON_WS_PROXY: `127.0.0.1:${bridge.port}/v1`,
-      LOG_LEVEL: 'silent',
-    });
+    worker = closing(await startNeonWorker());
     // Data and key go in through the Worker's own admin API: that is part of what is proven.
-    const ingest = await adminPost('/api/v1/admin/signals', fixtureItems());
+    const ingest = await adminPost(worker, '/api/v1/admin/signals', fixtureItems());
     expect(ingest.status).toBe(200);
     expect(await ingest.json()).toMatchObject({ accepted: 10, rejected: 0 });
-    const issued = await adminPost('/api/v1/admin/keys', { email: 'workerd@example.org', tier: 'pro' });
-    expect(issued.status).toBe(201);
-    key = ((await issued.json()) as { key: string }).key;
+    key = await issueKeyThrough(worker, 'workerd@example.org');
     expect(key).toMatch(/^sig_/);
   }, 120_000);
-  afterAll(async () => {
-    await worker?.close();
-    await bridge?.close();
-    await scratch?.drop();
-  });
 
-  const adminPost = (path: string, body: unknown) =>
-    worker.fetch(path, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ADMIN_TOKEN}` },
-      body: JSON.stringify(body),
-    });
   const get = (path: string) => worker.fetch(path, { headers: { 'X-Api-Key': key } });
   const expectProblem = async (res: Response, status: number, code: string) => {
     expect(res.status).toBe(status);

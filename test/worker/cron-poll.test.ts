@@ -4,15 +4,14 @@
  * the bridge) and delivers the new signals to a webhook in the same run.
  */
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client';
 import { postgresDatabase } from '../../src/db/node';
 import { signals, sources } from '../../src/db/schema';
 import { createWebhook } from '../../src/webhooks/service';
-import { createKey } from '../support/harness';
+import { createKey, closeAfterAll } from '../support/harness';
 import { testDatabaseUrl, testRedisUrl } from '../support/services';
-import { startFeedServer, usgsAsOf, type FeedServer } from '../sources/feed-server';
-import { fixture } from '../sources/support';
+import { liveQuakes, startFeedServer, type FeedServer } from '../sources/feed-server';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
 import { startWorkerServices, type WorkerServices } from './services';
 import { startWorkerd, type WorkerdInstance } from './workerd';
@@ -24,36 +23,30 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('the cron Worker polls so
   let receiver: Receiver;
   let cron: WorkerdInstance;
 
+  const closing = closeAfterAll();
   beforeAll(async () => {
-    services = await startWorkerServices();
-    database = await postgresDatabase(services.bindings.DATABASE_URL!, { max: 2 });
-    feeds = await startFeedServer({
-      '/quakes': {
-        document: usgsAsOf(fixture('usgs.geojson'), new Date()),
-        type: 'application/geo+json',
-        etag: '"quakes-1"',
-      },
-      '/down': { status: 500 },
-    });
-    receiver = await startReceiver();
-    cron = await startWorkerd(
-      {
-        ...services.bindings,
-        // Lets the poll and the delivery reach loopback (the same guard as webhooks).
-        WEBHOOK_ALLOW_INSECURE: 'true',
-        SOURCE_CONTACT_URL: 'https://ops.example.org/contact',
-        LOG_LEVEL: 'warn',
-      },
-      { env: 'cron' },
+    services = closing(await startWorkerServices());
+    database = closing(await postgresDatabase(services.bindings.DATABASE_URL!, { max: 2 }));
+    feeds = closing(
+      await startFeedServer({
+        '/quakes': liveQuakes(),
+        '/down': { status: 500 },
+      }),
+    );
+    receiver = closing(await startReceiver());
+    cron = closing(
+      await startWorkerd(
+        {
+          ...services.bindings,
+          // Lets the poll and the delivery reach loopback (the same guard as webhooks).
+          WEBHOOK_ALLOW_INSECURE: 'true',
+          SOURCE_CONTACT_URL: 'https://ops.example.org/contact',
+          LOG_LEVEL: 'warn',
+        },
+        { env: 'cron' },
+      ),
     );
   }, 180_000);
-  afterAll(async () => {
-    await cron?.close();
-    await receiver?.close();
-    await feeds?.close();
-    await database?.close();
-    await services?.close();
-  });
 
   const row = async (name: string) =>
     (await database.db.select().from(sources).where(eq(sources.name, name)))[0]!;

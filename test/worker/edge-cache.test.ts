@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresDatabase } from '../../src/db/node';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { fixtureItems } from '../support/fixture';
-import { ADMIN_TOKEN } from '../support/harness';
-import { startNeonBridge, type NeonBridge } from '../support/neon-bridge';
-import { createScratchDatabase, testDatabaseUrl, type ScratchDatabase } from '../support/services';
-import { startWorkerd, type WorkerdInstance } from './workerd';
+import { testDatabaseUrl } from '../support/services';
+import { adminPost, issueKeyThrough, startNeonWorker } from './workerd';
+import { closeAfterAll } from '../support/harness';
 
 /** The `db` figure of a Server-Timing header, in ms. */
 const dbMs = (res: Response) => Number(/db;dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '')?.[1]);
@@ -12,41 +10,18 @@ const dbMs = (res: Response) => Number(/db;dur=([\d.]+)/.exec(res.headers.get('s
 // The API Worker in workerd: public cached reads are kept in the Workers Cache API
 // (caches.default) and a hot one is answered without the database.
 describe.skipIf(!testDatabaseUrl())('API Worker in workerd: edge cache', () => {
-  let scratch: ScratchDatabase;
-  let bridge: NeonBridge;
-  let worker: WorkerdInstance;
+  let worker: Awaited<ReturnType<typeof startNeonWorker>>;
   let key: string;
   let lastIp = 0;
 
+  const closing = closeAfterAll();
   beforeAll(async () => {
-    scratch = await createScratchDatabase(testDatabaseUrl()!);
-    const migrated = await postgresDatabase(scratch.url, { migrate: true });
-    await migrated.close();
-    bridge = await startNeonBridge();
-    worker = await startWorkerd({
-      DATABASE_URL: scratch.url,
-      ADMIN_TOKEN,
-      NEON_WS_PROXY: `127.0.0.1:${bridge.port}/v1`,
-      LOG_LEVEL: 'silent',
-    });
-    const ingest = await adminPost('/api/v1/admin/signals', fixtureItems());
+    worker = closing(await startNeonWorker());
+    const ingest = await adminPost(worker, '/api/v1/admin/signals', fixtureItems());
     expect(ingest.status).toBe(200);
-    const issued = await adminPost('/api/v1/admin/keys', { email: 'edge@example.org', tier: 'pro' });
-    expect(issued.status).toBe(201);
-    key = ((await issued.json()) as { key: string }).key;
+    key = await issueKeyThrough(worker, 'edge@example.org');
   }, 120_000);
-  afterAll(async () => {
-    await worker?.close();
-    await bridge?.close();
-    await scratch?.drop();
-  });
 
-  const adminPost = (path: string, body: unknown) =>
-    worker.fetch(path, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ADMIN_TOKEN}` },
-      body: JSON.stringify(body),
-    });
   /** Each call from a client address of its own (TEST-NET-3): the edge copy is shared by all. */
   const get = (path: string, headers: Record<string, string> = {}) =>
     worker.fetch(path, { headers: { 'CF-Connecting-IP': `203.0.113.${++lastIp}`, ...headers } });
@@ -97,7 +72,7 @@ describe.skipIf(!testDatabaseUrl())('API Worker in workerd: edge cache', () => {
   it('with the database gone, a hot public read is still answered from the edge', async () => {
     const path = '/api/v1/clusters?days=7';
     await untilEdgeHit(path);
-    await bridge.close();
+    await worker.bridge.close();
     // A read the edge does not hold fails without its database (5xx)…
     const cold = await get('/api/v1/clusters?days=6');
     expect(cold.status).toBeGreaterThanOrEqual(500);

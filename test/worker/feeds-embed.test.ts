@@ -1,13 +1,12 @@
-import { createHash } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CSV_COLUMNS } from '../../src/signals/csv';
 import { BULK, bulkItems, FIXTURE, fixtureItems } from '../support/fixture';
-import { ADMIN_TOKEN } from '../support/harness';
 import { testDatabaseUrl, testRedisUrl } from '../support/services';
-import { startWorkerServices, type WorkerServices } from './services';
-import { startWorkerd, type WorkerdInstance } from './workerd';
+import { embedCsp } from '../support/harness';
+import { withApiWorker } from './services';
+import { adminPost, issueKeyThrough } from './workerd';
 
 const HOUR = 3_600_000;
 /** Two signals of the last hours, so the embed's look-back window has something to show. */
@@ -57,7 +56,6 @@ function feedTitles(format: string, body: string): string[] {
 }
 
 const embedTitles = (html: string) => [...html.matchAll(/class="t"[^>]*>([^<]*)</g)].map((m) => m[1]);
-const sha256Source = (code: string) => `'sha256-${createHash('sha256').update(code).digest('base64')}'`;
 
 /** RFC 4180, strictly: CRLF records, exact quoting, every row as wide as the header. */
 const parseCsv = (body: string) =>
@@ -66,36 +64,21 @@ const parseCsv = (body: string) =>
 // Feeds, the embed and the export served by the API Worker in workerd, with their rendered
 // representations cached in Redis through the Upstash store.
 describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd: feeds, embed, export', () => {
-  let services: WorkerServices;
-  let worker: WorkerdInstance;
   let proKey: string;
   let lastIp = 0;
 
+  const worker = withApiWorker({ LOG_LEVEL: 'warn' });
   beforeAll(async () => {
-    services = await startWorkerServices();
-    worker = await startWorkerd({ ...services.bindings, ADMIN_TOKEN, LOG_LEVEL: 'warn' });
-    const ingest = await admin('/api/v1/admin/signals', [
+    const ingest = await adminPost(worker, '/api/v1/admin/signals', [
       ...fixtureItems(),
       ...Object.values(RECENT),
       ...bulkItems('workerd/'),
     ]);
     expect(ingest.status).toBe(200);
     expect(await ingest.json()).toMatchObject({ accepted: 12 + BULK, rejected: 0 });
-    const issued = await admin('/api/v1/admin/keys', { email: 'feeds-workerd@example.org', tier: 'pro' });
-    expect(issued.status).toBe(201);
-    proKey = ((await issued.json()) as { key: string }).key;
+    proKey = await issueKeyThrough(worker, 'feeds-workerd@example.org');
   }, 120_000);
-  afterAll(async () => {
-    await worker?.close();
-    await services?.close();
-  });
 
-  const admin = (path: string, body: unknown) =>
-    worker.fetch(path, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ADMIN_TOKEN}` },
-      body: JSON.stringify(body),
-    });
   /** A client of its own per call site (TEST-NET-3), so the per-IP cap never spills between tests. */
   const client = () => {
     const ip = `203.0.113.${++lastIp}`;
@@ -180,7 +163,7 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd: f
     }
     await expectConditional(get, `/api/v1/feed?format=atom&api_key=${proKey}`);
     // The rendered representations are shared through Redis, not kept in the isolate.
-    expect((await services.storeKeys('si:kv:public:v1:*')).length).toBeGreaterThanOrEqual(4);
+    expect((await worker.services.storeKeys('si:kv:public:v1:*')).length).toBeGreaterThanOrEqual(4);
   });
 
   it('serves the embed as frameable HTML with its own hashed script and style, and no X-Frame-Options', async () => {
@@ -196,16 +179,7 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd: f
     expect(embedTitles(html)).toEqual([RECENT.quake.title, RECENT.oslo.title]);
 
     // The hashes workerd computed (WebCrypto) match the code it served.
-    const script = html.match(/<script>([\s\S]*?)<\/script>/)![1]!;
-    const style = html.match(/<style>([\s\S]*?)<\/style>/)![1]!;
-    expect(res.headers.get('content-security-policy')!.split('; ')).toEqual([
-      "default-src 'none'",
-      `script-src ${sha256Source(script)}`,
-      `style-src ${sha256Source(style)}`,
-      "connect-src 'self'",
-      "base-uri 'none'",
-      "form-action 'none'",
-    ]);
+    expect(res.headers.get('content-security-policy')!.split('; ')).toEqual(embedCsp(html));
 
     const data = await get('/embed/data?hours=6&layers=cyber');
     expect(data.status).toBe(200);
@@ -226,12 +200,20 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd: f
     await expectConditional(get, '/embed?hours=6&theme=light');
   });
 
-  it('exports CSV per RFC 4180 as a download, formulas neutralised', async () => {
+  /** An export fetched by a fresh client: a 200 download of `type`, its file named by `filename`. */
+  const download = async (path: string, type: string, filename: RegExp) => {
     const get = client();
-    const res = await get('/api/export?layer=cyber');
+    const res = await get(path);
     expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-    expect(res.headers.get('content-disposition')).toMatch(
+    expect(res.headers.get('content-type')).toBe(type);
+    expect(res.headers.get('content-disposition')).toMatch(filename);
+    return { get, res };
+  };
+
+  it('exports CSV per RFC 4180 as a download, formulas neutralised', async () => {
+    const { get, res } = await download(
+      '/api/export?layer=cyber',
+      'text/csv; charset=utf-8',
       /^attachment; filename="signals-\d{4}-\d{2}-\d{2}\.csv"$/,
     );
     expect(res.headers.get('x-ratelimit-tier')).toBe('public');
@@ -257,11 +239,11 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd: f
   });
 
   it('exports JSON, filtered, with the row limit capped at 1,000', async () => {
-    const get = client();
-    const res = await get('/api/export?format=json&country=UA');
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="signals-[\d-]+\.json"$/);
+    const { get, res } = await download(
+      '/api/export?format=json&country=UA',
+      'application/json; charset=utf-8',
+      /^attachment; filename="signals-[\d-]+\.json"$/,
+    );
     const ukraine = (await res.json()) as { data: { source_url: string }[]; count: number; limit: number };
     expect(ukraine).toMatchObject({ count: 2, limit: 200 });
     expect(ukraine.data.map((s) => s.source_url)).toEqual([

@@ -6,7 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { beforeAll } from 'vitest';
 import { postgresDatabase } from '../../src/db/node';
+import { ADMIN_TOKEN, closeAfterAll } from '../support/harness';
 import { startNeonBridge, type NeonBridge } from '../support/neon-bridge';
 import {
   createScratchDatabase,
@@ -15,6 +17,7 @@ import {
   type ScratchDatabase,
 } from '../support/services';
 import { startUpstashBridge, type PauseMode, type UpstashBridge } from '../support/upstash-bridge';
+import { startWorkerd, type WorkerdInstance } from './workerd';
 
 export interface WorkerServices {
   /** `DATABASE_URL`, `NEON_WS_PROXY`, `UPSTASH_REDIS_REST_URL` and `UPSTASH_REDIS_REST_TOKEN`. */
@@ -84,5 +87,32 @@ export async function startWorkerServices(): Promise<WorkerServices> {
     pauseStore: (mode) => upstash!.pause(mode),
     resumeStore: () => upstash!.resume(),
     close,
+  };
+}
+
+/**
+ * The API Worker in workerd on fresh worker services, started in beforeAll and closed in
+ * afterAll: `worker.fetch` and `worker.services` are usable inside tests and hooks.
+ */
+export function withApiWorker(bindings: Record<string, string>, timeout = 120_000) {
+  const closing = closeAfterAll();
+  let services: WorkerServices | undefined;
+  let worker: WorkerdInstance | undefined;
+  beforeAll(async () => {
+    services = closing(await startWorkerServices());
+    worker = closing(await startWorkerd({ ...services.bindings, ADMIN_TOKEN, ...bindings }));
+  }, timeout);
+  const started = () => {
+    if (!worker || !services) throw new Error('the Worker starts in beforeAll: use it inside a test or hook');
+    return { worker, services };
+  };
+  return {
+    fetch: (path: string, init?: RequestInit) => started().worker.fetch(path, init),
+    get url() {
+      return started().worker.url;
+    },
+    get services() {
+      return started().services;
+    },
   };
 }

@@ -1,13 +1,13 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { generateEncryptionKey } from '../../src/webhooks/crypto';
 import { FIXTURE } from '../support/fixture';
-import { ADMIN_TOKEN } from '../support/harness';
+import { ADMIN_TOKEN, closeAfterAll } from '../support/harness';
 import { testDatabaseUrl, testRedisUrl } from '../support/services';
 import { startReceiver, WEBHOOK_FIELDS, type Receiver } from '../webhooks/receiver';
 import { startWorkerServices, type WorkerServices } from './services';
-import { startWorkerd, type WorkerdInstance } from './workerd';
+import { issueKeyThrough, startWorkerd, type WorkerdInstance } from './workerd';
 
 const SECRET = 'workerd-e2e-secret-0123456789';
 
@@ -25,8 +25,9 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())(
     let key: string;
     let serial = 0;
 
+    const closing = closeAfterAll();
     beforeAll(async () => {
-      services = await startWorkerServices();
+      services = closing(await startWorkerServices());
       const bindings = {
         ...services.bindings,
         WEBHOOK_ENCRYPTION_KEY: generateEncryptionKey(),
@@ -34,23 +35,11 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())(
         WEBHOOK_ALLOW_INSECURE: 'true',
         LOG_LEVEL: 'warn',
       };
-      api = await startWorkerd({ ...bindings, ADMIN_TOKEN });
-      cron = await startWorkerd(bindings, { env: 'cron' });
-      receiver = await startReceiver();
-      const issued = await post(
-        '/api/v1/admin/keys',
-        { email: 'webhooks-workerd@example.org', tier: 'pro' },
-        ADMIN_TOKEN,
-      );
-      expect(issued.status).toBe(201);
-      key = ((await issued.json()) as { key: string }).key;
+      api = closing(await startWorkerd({ ...bindings, ADMIN_TOKEN }));
+      cron = closing(await startWorkerd(bindings, { env: 'cron' }));
+      receiver = closing(await startReceiver());
+      key = await issueKeyThrough(api, 'webhooks-workerd@example.org');
     }, 180_000);
-    afterAll(async () => {
-      await cron?.close();
-      await api?.close();
-      await receiver?.close();
-      await services?.close();
-    });
 
     const post = (path: string, body: unknown, bearer: string) =>
       api.fetch(path, {

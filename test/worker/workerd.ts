@@ -9,6 +9,10 @@ import { join } from 'node:path';
 import { Miniflare } from 'miniflare';
 import { ASSETS_DIR, buildDocsAssets } from '../../src/docs-assets';
 import { contractFetch } from '../support/contract';
+import { postgresDatabase } from '../../src/db/node';
+import { ADMIN_TOKEN, admin, json } from '../support/harness';
+import { startNeonBridge, type NeonBridge } from '../support/neon-bridge';
+import { createScratchDatabase, testDatabaseUrl } from '../support/services';
 
 export interface WorkerdInstance {
   url: string;
@@ -72,6 +76,47 @@ export async function startWorkerd(
     async close() {
       await mf.dispose();
       rmSync(build.dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** POSTs `body` as JSON to the Worker's admin API, with the admin token. */
+export const adminPost = (worker: Pick<WorkerdInstance, 'fetch'>, path: string, body: unknown) =>
+  worker.fetch(path, admin(json(body)));
+
+/** Issues a key through the Worker's own admin API: that is part of what a Worker test proves. */
+export async function issueKeyThrough(
+  worker: Pick<WorkerdInstance, 'fetch'>,
+  email: string,
+  tier = 'pro',
+): Promise<string> {
+  const issued = await adminPost(worker, '/api/v1/admin/keys', { email, tier });
+  if (issued.status !== 201) throw new Error(`issuing a key answered ${issued.status}`);
+  return ((await issued.json()) as { key: string }).key;
+}
+
+/**
+ * The API Worker in workerd on a fresh migrated scratch database of the CI Postgres, reached by
+ * the Neon driver through the WebSocket bridge (`bridge`, to cut it); `close()` also drops the database.
+ */
+export async function startNeonWorker(): Promise<WorkerdInstance & { bridge: NeonBridge }> {
+  const scratch = await createScratchDatabase(testDatabaseUrl()!);
+  const migrated = await postgresDatabase(scratch.url, { migrate: true });
+  await migrated.close();
+  const bridge = await startNeonBridge();
+  const worker = await startWorkerd({
+    DATABASE_URL: scratch.url,
+    ADMIN_TOKEN,
+    NEON_WS_PROXY: `127.0.0.1:${bridge.port}/v1`,
+    LOG_LEVEL: 'silent',
+  });
+  return {
+    ...worker,
+    bridge,
+    close: async () => {
+      await worker.close();
+      await bridge.close();
+      await scratch.drop();
     },
   };
 }
