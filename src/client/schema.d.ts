@@ -5795,6 +5795,8 @@ export interface operations {
                     "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    Age: components["headers"]["Age"];
+                    "X-Cache": components["headers"]["X-Cache"];
                     [name: string]: unknown;
                 };
                 content: {

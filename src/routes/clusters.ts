@@ -5,7 +5,7 @@ import { access } from '../http/auth';
 import { cached, CACHE_TTL } from '../http/cache';
 import { edgeCache } from '../http/edge-cache';
 import { dataEtag, ifNoneMatchHits } from '../http/etag';
-import { createRouter, errors } from '../http/openapi';
+import { answers, createRouter, errors } from '../http/openapi';
 import { countryParam, intParam, layerParam } from '../http/params';
 
 const Named = z.object({ name: z.string(), signal_count: z.number().int() });
@@ -39,6 +39,7 @@ const clustersRoute = createRoute({
   summary: 'Narrative clusters',
   description: `Signals of one layer grouped by shared entities and title terms and scored by local significance, over the strongest ${CLUSTERING.maxSignals} signals of the window (by score). At most ${CLUSTERING.maxClusters} clusters, best first, each listing at most ${CLUSTERING.maxSignalIds} signal ids. Public; cached 5 minutes, with an ETag that follows the data (not the time of the request).`,
   middleware: [edgeCache(), access('public')] as const,
+  ...answers({ cached: true }),
   request: {
     query: z.object({
       days: intParam(1, 30)
