@@ -191,28 +191,31 @@ function eventTerms(event: CandidateEvent): string[] {
   return termsOf(words, event.firstSeenAt, event.lastSeenAt, event.quake);
 }
 
-/** Adds a member's facts to an event (in memory). */
-function absorb(event: CandidateEvent, signal: NewSignal) {
-  event.countryCodes = [...new Set([...event.countryCodes, ...signal.countryCodes])];
-  event.firstSeenAt = Math.min(event.firstSeenAt, signal.publishedAt);
-  event.lastSeenAt = Math.max(event.lastSeenAt, signal.publishedAt);
-  event.upstreamKeys = [...new Set([...event.upstreamKeys, ...signal.upstreamKeys])].sort();
-  event.quake ??= signal.quake;
-  // The founder's text stays; the latest others replace the oldest of them.
-  event.texts = [...event.texts, signal.text];
-  if (event.texts.length > NEWS.maxTexts) event.texts.splice(1, event.texts.length - NEWS.maxTexts);
-  event.features = undefined;
-}
+/** The facts an event takes from a new member or from an event merged into it. */
+type Facts = Pick<CandidateEvent, 'countryCodes' | 'firstSeenAt' | 'lastSeenAt' | 'upstreamKeys' | 'quake'>;
 
-/** Folds `from` (merged away) into `into` (in memory). */
-function fold(into: CandidateEvent, from: CandidateEvent) {
+/** Adds `from`'s countries, time span, upstream keys and quake to `into` (in memory). */
+function addFacts(into: CandidateEvent, from: Facts) {
   into.countryCodes = [...new Set([...into.countryCodes, ...from.countryCodes])];
   into.firstSeenAt = Math.min(into.firstSeenAt, from.firstSeenAt);
   into.lastSeenAt = Math.max(into.lastSeenAt, from.lastSeenAt);
   into.upstreamKeys = [...new Set([...into.upstreamKeys, ...from.upstreamKeys])].sort();
   into.quake ??= from.quake;
-  into.texts = [...into.texts, ...from.texts].slice(0, NEWS.maxTexts);
   into.features = undefined;
+}
+
+/** Adds a member's facts to an event (in memory). */
+function absorb(event: CandidateEvent, signal: NewSignal) {
+  addFacts(event, { ...signal, firstSeenAt: signal.publishedAt, lastSeenAt: signal.publishedAt });
+  // The founder's text stays; the latest others replace the oldest of them.
+  event.texts = [...event.texts, signal.text];
+  if (event.texts.length > NEWS.maxTexts) event.texts.splice(1, event.texts.length - NEWS.maxTexts);
+}
+
+/** Folds `from` (merged away) into `into` (in memory). */
+function fold(into: CandidateEvent, from: CandidateEvent) {
+  addFacts(into, from);
+  into.texts = [...into.texts, ...from.texts].slice(0, NEWS.maxTexts);
 }
 
 /**
