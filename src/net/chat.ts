@@ -4,12 +4,21 @@
  * and a cap on the bytes read. Throws on timeout, HTTP error, no message content or text that is
  * not JSON; the caller validates the shape and keeps its own fallback.
  */
+import type { Config } from '../config';
 import type { OutboundFetch } from './outbound';
 
 export interface ChatEndpoint {
   url: string;
   apiKey?: string;
   model?: string;
+}
+
+/** The LLM the configuration names (`BRIEF_LLM_*`: the brief and the news grader share it), or none. */
+export function configuredChat(
+  config: Pick<Config, 'BRIEF_LLM_URL' | 'BRIEF_LLM_API_KEY' | 'BRIEF_LLM_MODEL'>,
+): ChatEndpoint | undefined {
+  if (!config.BRIEF_LLM_URL) return undefined;
+  return { url: config.BRIEF_LLM_URL, apiKey: config.BRIEF_LLM_API_KEY, model: config.BRIEF_LLM_MODEL };
 }
 
 /** The model asked when the configuration names none. */

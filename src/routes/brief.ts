@@ -4,6 +4,7 @@ import { WindowSchema } from '../analytics/schemas';
 import { access } from '../http/auth';
 import { cached, CACHE_TTL } from '../http/cache';
 import { answers, createRouter, errors, security } from '../http/openapi';
+import { configuredChat } from '../net/chat';
 
 const ids = z.array(z.string()).openapi({ description: 'Signals this item rests on.' });
 
@@ -72,9 +73,7 @@ const briefRoute = createRoute({
 
 export const briefRoutes = createRouter().openapi(briefRoute, async (c) => {
   const { db, now, config, log } = c.env.deps;
-  const llm = config.BRIEF_LLM_URL
-    ? { url: config.BRIEF_LLM_URL, apiKey: config.BRIEF_LLM_API_KEY, model: config.BRIEF_LLM_MODEL }
-    : undefined;
+  const llm = configuredChat(config);
   const value = await cached(
     c,
     'brief',

@@ -7,10 +7,10 @@
  * revisions", and docs/live-sources.md.
  */
 import { and, arrayOverlaps, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
-import type { Config } from '../config';
 import { allowWriteTime, queryRows, type Database } from '../db/client';
 import { signals, sources } from '../db/schema';
 import { refreshEventsOfSignals } from '../events/link';
+import { configuredChat } from '../net/chat';
 import type { OutboundFetch } from '../net/outbound';
 import { gradeNewsItems, type LlmGraderConfig } from '../reading/llm';
 import { retractSignal } from '../signals/sync';
@@ -350,14 +350,11 @@ export interface NewsGrader {
 
 /** The grader the configuration sets up (the brief's LLM, `BRIEF_LLM_*`), or none. */
 export function newsGrader(
-  config: Pick<Config, 'BRIEF_LLM_URL' | 'BRIEF_LLM_API_KEY' | 'BRIEF_LLM_MODEL'>,
+  config: Parameters<typeof configuredChat>[0],
   fetch: OutboundFetch,
 ): NewsGrader | undefined {
-  if (!config.BRIEF_LLM_URL) return undefined;
-  return {
-    fetch,
-    llm: { url: config.BRIEF_LLM_URL, apiKey: config.BRIEF_LLM_API_KEY, model: config.BRIEF_LLM_MODEL },
-  };
+  const llm = configuredChat(config);
+  return llm && { fetch, llm };
 }
 
 /**
