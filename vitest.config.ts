@@ -17,8 +17,8 @@ const contractReporter: Reporter = {
     type Stats = { validated: number; preflights: number; mismatches: string[] };
     let files: Stats[] = [];
     try {
-      files = readdirSync(contractDir).map((name) =>
-        JSON.parse(readFileSync(join(contractDir, name), 'utf8')),
+      files = readdirSync(contractDir).map(
+        (name) => JSON.parse(readFileSync(join(contractDir, name), 'utf8')) as Stats,
       );
       if (ownDir) rmSync(contractDir, { recursive: true, force: true });
     } catch {

@@ -55,7 +55,7 @@ export async function benchDispatch(db: Database, log: (line: string) => void): 
   const received = new Map<string, number>();
   const receiver = createServer((req, res) => {
     let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk));
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
       const { webhook_id, signal_count } = JSON.parse(body) as { webhook_id: string; signal_count: number };
       received.set(webhook_id, (received.get(webhook_id) ?? 0) + signal_count);

@@ -71,7 +71,7 @@ export async function linkThroughput(db: Database, count: number, at: Date): Pro
   }));
   const started = performance.now();
   await db.transaction(async (tx) => {
-    await linkSignals(tx as unknown as Database, inputs);
+    await linkSignals(tx, inputs);
   });
   return count / ((performance.now() - started) / 1000);
 }
@@ -92,9 +92,8 @@ export async function explainLookup(db: Database, count: number, at: Date): Prom
   // As linking runs it: in a transaction, without JIT (src/events/link.ts).
   const result = await db.transaction(async (tx) => {
     await tx.execute(sql`SELECT set_config('jit', 'off', true)`);
-    return (await tx.execute(sql`EXPLAIN (ANALYZE, BUFFERS) ${candidateQuery(lookups)}`)) as unknown as {
-      rows: { 'QUERY PLAN': string }[];
-    };
+    const plan: unknown = await tx.execute(sql`EXPLAIN (ANALYZE, BUFFERS) ${candidateQuery(lookups)}`);
+    return plan as { rows: { 'QUERY PLAN': string }[] };
   });
   return result.rows.map((r) => r['QUERY PLAN']).join('\n');
 }

@@ -85,7 +85,7 @@ function startReceiver() {
   const deliveries: Delivery[] = [];
   const server = createServer((req, res) => {
     let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk));
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
       const parsed = JSON.parse(body) as { webhook_id: string; signals: { id: string }[] };
       // A short acknowledgement delay keeps deliveries in flight long enough to be killed mid-way.
@@ -164,7 +164,7 @@ async function main(): Promise<void> {
       await createWebhook(
         db,
         key.id,
-        { url: `${receiver.url}/${i}`, secret: 'faults-secret-0123456789' } as never,
+        { url: `${receiver.url}/${i}`, secret: 'faults-secret-0123456789' },
         encryptionKey,
       );
     }
@@ -187,7 +187,7 @@ async function main(): Promise<void> {
         stdio: ['ignore', 'ignore', 'pipe'],
       });
       let stderr = '';
-      child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+      child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
       children.add(child);
       child.on('exit', (code, signal) => {
         children.delete(child);
@@ -227,7 +227,7 @@ async function main(): Promise<void> {
           });
           reads += 1;
           if (res.status >= 500)
-            fivexx.add(`${res.status} ${((await res.json()) as { code: string }).code} (read)`);
+            fivexx.add(`${res.status} ${(await res.json<{ code: string }>()).code} (read)`);
           else await res.arrayBuffer();
         } catch {
           fivexx.add('no answer (read, server down)');
@@ -304,7 +304,7 @@ async function main(): Promise<void> {
             signal: AbortSignal.timeout(120_000),
           });
           status = res.status;
-          const body = (await res.json()) as { code?: string; accepted?: number };
+          const body = await res.json<{ code?: string; accepted?: number }>();
           if (status >= 500) fivexx.add(`${status} ${body.code} (ingest)`);
         } catch {
           fivexx.add('no answer (ingest, server down)');
@@ -437,7 +437,7 @@ async function main(): Promise<void> {
       `  repeats under a new delivery id                   ${newIdRepeats}`,
       `aggregates`,
       `  rows differing from a recount                     ${aggregateDiffs}`,
-      `5xx and refused answers by kind                     ${fivexx}`,
+      `5xx and refused answers by kind                     ${fivexx.toString()}`,
       `process exits nobody asked for                      ${unexpectedExits}`,
       `seconds until the server answered again`,
       ...recoveries.map((r) => `  ${r.fault.padEnd(48)}  ${r.seconds.toFixed(1)}`),

@@ -28,7 +28,7 @@ async function rolledBack<T>(db: Database, work: (tx: Database) => Promise<T>): 
   let out: T | undefined;
   await db
     .transaction(async (tx) => {
-      out = await work(tx as unknown as Database);
+      out = await work(tx);
       throw new Rollback();
     })
     .catch((err: unknown) => {

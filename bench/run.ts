@@ -143,7 +143,7 @@ function startServer(script: string, env: Record<string, string>): Promise<Serve
     });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-    createInterface({ input: child.stdout! }).once('line', (line) => {
+    createInterface({ input: child.stdout }).once('line', (line) => {
       resolve({ url: (JSON.parse(line) as { url: string }).url, pid: child.pid!, stop });
     });
   });

@@ -15,7 +15,8 @@ const pool = new pg.Pool({
 });
 const server = createServer((_req, res) => {
   pool.query({ text, values }).then(
-    ({ rows }) => res.writeHead(200, { 'content-type': 'application/json' }).end(rows[0].data),
+    ({ rows }: { rows: { data: string }[] }) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(rows[0]!.data),
     () => res.writeHead(500).end(),
   );
 });

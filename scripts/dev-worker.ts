@@ -103,6 +103,6 @@ const stop = async () => {
   await Promise.all([neon.close(), upstash.close()]);
   process.exit(0);
 };
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
-worker.on('exit', stop);
+process.on('SIGINT', () => void stop());
+process.on('SIGTERM', () => void stop());
+worker.on('exit', () => void stop());

@@ -35,7 +35,7 @@ async function callAdmin(config: Config, url: string, path: string, init: Reques
     ...init,
     headers: { ...(init.headers as Record<string, string>), Authorization: `Bearer ${adminToken(config)}` },
   });
-  const body = (await res.json()) as unknown;
+  const body = await res.json<unknown>();
   if (!res.ok) throw new Error(`${res.status}: ${JSON.stringify(body)}`);
   return body;
 }

@@ -68,7 +68,11 @@ function validValue(schema: Schema, next: () => number): string | undefined {
     const value = min + next() * (max - min);
     return schema.type === 'integer' ? String(Math.floor(value)) : value.toFixed(1);
   }
-  return schema.example === undefined || schema.example === null ? undefined : String(schema.example);
+  const example: unknown = schema.example;
+  if (example === undefined || example === null) return undefined;
+  return typeof example === 'string' || typeof example === 'number' || typeof example === 'boolean'
+    ? String(example)
+    : JSON.stringify(example);
 }
 
 /** Values that break some rule for most parameter types: wrong type, range, format, size, encoding. */
@@ -139,7 +143,7 @@ describe('fuzz every documented endpoint', () => {
     await ingestSignals(database.db, fixtureItems());
     app = await startTestApp(database.db);
     key = (await createKey(database.db, 'pro')).key;
-    doc = (await (await app.fetch('/api/v1/openapi.json')).json()) as Document;
+    doc = await (await app.fetch('/api/v1/openapi.json')).json<Document>();
   });
   afterAll(async () => {
     await app?.close();

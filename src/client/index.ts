@@ -101,7 +101,7 @@ export function createSignalClient(options: ClientOptions): SignalClient {
         params: { query: { ...query, ...(cursor ? { cursor } : {}) } },
       });
       if (!data || typeof data === 'string' || !('data' in data)) {
-        throw new ApiProblemError(response.status, (error ?? {}) as Partial<Problem>);
+        throw new ApiProblemError(response.status, error ?? {});
       }
       yield* data.data;
       cursor = data.pagination.next_cursor ?? undefined;
@@ -113,7 +113,7 @@ export function createSignalClient(options: ClientOptions): SignalClient {
       const { data, error, response } = await client.GET('/api/v1/events/{id}', {
         params: { path: { id }, query: { limit: 100, ...(cursor ? { cursor } : {}) } },
       });
-      if (!data) throw new ApiProblemError(response.status, (error ?? {}) as Partial<Problem>);
+      if (!data) throw new ApiProblemError(response.status, error ?? {});
       // A merged id was redirected: later pages belong to the surviving event.
       id = data.id;
       yield* data.members.data;

@@ -27,8 +27,8 @@ export interface DatabaseHandle {
 
 /** Runs a raw SQL statement and returns its rows, whatever the driver's result shape. */
 export async function queryRows<T>(db: Pick<Database, 'execute'>, query: SQL): Promise<T[]> {
-  const result = (await db.execute(query)) as unknown as { rows: T[] };
-  return result.rows;
+  const result: unknown = await db.execute(query);
+  return (result as { rows: T[] }).rows;
 }
 
 /** SQL text compiled once by drizzle; its params may hold named `sql.placeholder`s. */
@@ -120,7 +120,7 @@ export function neonDatabase(connectionString: string, options: DatabaseOptions 
     new Pool({ connectionString, ...(timeout > 0 ? { statement_timeout: timeout } : {}) }),
   );
   return {
-    db: drizzle({ client: pool, schema }) as unknown as Database,
+    db: drizzle({ client: pool, schema }),
     close: () => pool.end(),
   };
 }

@@ -69,7 +69,8 @@ export async function cachedValue<T>(
 
   // Keyed by the shared store, not a request's timed view of it, so concurrent requests share.
   let inFlight = inFlightByStore.get(rootStore(store));
-  if (!inFlight) inFlightByStore.set(rootStore(store), (inFlight = new Map()));
+  if (!inFlight)
+    inFlightByStore.set(rootStore(store), (inFlight = new Map<string, Promise<Entry<unknown>>>()));
   let pending = inFlight.get(cacheKey) as Promise<Entry<T>> | undefined;
   if (pending) return { ...(await pending), hit: false };
 

@@ -44,7 +44,7 @@ export function timedDatabase(db: Database, timing: Timing): Database {
   const client: DriverClient = {
     query: (...args) => timed(timing, 'db', shared.$client.query(...args)),
   };
-  const session = Object.create(shared.session, {
+  const session: unknown = Object.create(shared.session, {
     client: { value: client },
     transaction: { value: shared.session.transaction.bind(shared.session) },
   });

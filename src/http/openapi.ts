@@ -388,8 +388,8 @@ function webhookSection(): { webhooks: Json; schemas: Json } {
   });
   const generated = registry.getOpenAPI31Document({ openapi: '3.1.0', info: { title: '', version: '' } });
   webhookPart = {
-    webhooks: (generated.webhooks ?? {}) as Json,
-    schemas: (generated.components?.schemas ?? {}) as Json,
+    webhooks: generated.webhooks ?? {},
+    schemas: generated.components?.schemas ?? {},
   };
   return webhookPart;
 }

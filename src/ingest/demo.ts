@@ -114,7 +114,6 @@ const PhaseTemplatesSchema = z.strictObject({
   leads: byValence(texts),
   details: texts,
 });
-type PhaseTemplates = z.infer<typeof PhaseTemplatesSchema>;
 
 /** A person; headlines use `short`, else the last word of the name. */
 const PersonSchema = z.strictObject({

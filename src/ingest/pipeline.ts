@@ -68,7 +68,7 @@ export async function ingestSignals(
 
   const inserted = await db.transaction(async (tx) => {
     await allowWriteTime(tx);
-    const { ids: sourceIds, fills } = await upsertSources(tx as unknown as Database, items);
+    const { ids: sourceIds, fills } = await upsertSources(tx, items);
     const ids: string[] = [];
     const linking: LinkInput[] = [];
     let unfounded: readonly string[] = [];
@@ -94,18 +94,18 @@ export async function ingestSignals(
       }
       await nextTurn();
       await linkEntities(
-        tx as unknown as Database,
+        tx,
         rows.map((row) => ({ id: row.id, entities: extracted.get(row.sourceUrl)! })),
       );
     }
     if (ids.length > 0) {
       const derive = items.filter((item) => item.is_anomaly === undefined).map((i) => i.source_url);
-      await flagAnomalies(tx as unknown as Database, ids, new Set(derive));
-      ({ unfounded } = await linkSignals(tx as unknown as Database, linking));
+      await flagAnomalies(tx, ids, new Set(derive));
+      ({ unfounded } = await linkSignals(tx, linking));
     }
     // Last: the counters are rows every ingest shares (a layer's total, a source's count), so
     // their locks are held only for the commit, not through linking.
-    await updateAggregates(tx as unknown as Database, ids, fills, unfounded);
+    await updateAggregates(tx, ids, fills, unfounded);
     return ids.length;
   });
   result.accepted = inserted;

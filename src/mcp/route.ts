@@ -42,7 +42,7 @@ const refuseBatches: MiddlewareHandler = async (c, next) => {
 async function transportProblem(error: HTTPException): Promise<ApiError> {
   let reason = '';
   try {
-    const body = (await error.getResponse().json()) as { error?: { message?: unknown; data?: unknown } };
+    const body = await error.getResponse().json<{ error?: { message?: unknown; data?: unknown } }>();
     const { message, data } = body.error ?? {};
     reason = [message, data].filter((part) => typeof part === 'string' && part).join(': ');
   } catch {

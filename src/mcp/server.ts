@@ -39,13 +39,17 @@ export function toolInputSchema(document: OpenApiDocument, spec: ToolSpec): Tool
   return { type: 'object', properties, ...(required.length ? { required } : {}) };
 }
 
+/** A tool argument or a field of an answer as text: scalars as themselves, anything else as JSON. */
+const asText = (value: unknown): string =>
+  typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
+
 /** `/api/v1/signals/{id}` with `{ id }` filled in, the other arguments as the query string. */
 export function toolRequestPath(spec: ToolSpec, args: Record<string, unknown>): string {
   const query = new URLSearchParams();
   let path = spec.path;
   for (const [name, value] of Object.entries(args)) {
     if (value === undefined || value === null || HIDDEN_PARAMETERS.has(name)) continue;
-    const text = Array.isArray(value) ? value.join(',') : String(value);
+    const text = Array.isArray(value) ? value.map(asText).join(',') : asText(value);
     if (path.includes(`{${name}}`)) path = path.replace(`{${name}}`, encodeURIComponent(text));
     else query.set(name, text);
   }
@@ -72,7 +76,7 @@ export function renderText(spec: ToolSpec, body: Record<string, unknown>): strin
     const extra = [row.threat_layer, (row.country_codes as string[] | undefined)?.join('/'), row.published_at]
       .filter(Boolean)
       .join(', ');
-    return `- ${String(label)}${score !== undefined ? ` [${String(score)}]` : ''}${extra ? ` (${extra})` : ''}${row.id && label !== row.id ? ` id=${String(row.id)}` : ''}`;
+    return `- ${asText(label)}${score !== undefined ? ` [${asText(score)}]` : ''}${extra ? ` (${extra})` : ''}${row.id && label !== row.id ? ` id=${asText(row.id)}` : ''}`;
   });
   const more = rows.length > 20 ? [`… and ${rows.length - 20} more in structuredContent`] : [];
   const page = body.pagination as { next_cursor?: string | null } | undefined;
@@ -123,8 +127,8 @@ export function mcpHandler(app: Hono<AppEnv>, openApiDocument: () => object) {
         { headers: { accept: 'application/json', 'x-request-id': c.get('requestId') } },
         { ...c.env, internalCaller: caller },
       );
-      const body = (await response.json()) as Record<string, unknown>;
-      if (!response.ok) return problemResult(response.status, body as Problem);
+      const body = await response.json<Record<string, unknown>>();
+      if (!response.ok) return problemResult(response.status, body);
       return { content: [{ type: 'text', text: renderText(spec, body) }], structuredContent: body };
     });
     const transport = new StreamableHTTPTransport({

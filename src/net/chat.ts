@@ -54,7 +54,7 @@ export async function askJson(
     signal: AbortSignal.timeout(ask.timeoutMs),
   });
   if (!response.ok) throw new Error(`LLM answered HTTP ${response.status}`);
-  const completion = (await response.json()) as { choices?: { message?: { content?: unknown } }[] };
+  const completion = await response.json<{ choices?: { message?: { content?: unknown } }[] }>();
   const content = completion.choices?.[0]?.message?.content;
   if (typeof content !== 'string') throw new Error('LLM answer has no message content');
   // Models sometimes fence the object in a Markdown code block despite response_format.

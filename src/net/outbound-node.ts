@@ -110,7 +110,7 @@ export function nodeOutboundFetch(options: NodeOutboundOptions = {}): OutboundFe
         agent: https ? agents.https : agents.http,
       });
       let settled = false;
-      const fail = (error: unknown) => {
+      const fail = (error: Error) => {
         if (settled) return;
         settled = true;
         cleanup();
@@ -119,8 +119,9 @@ export function nodeOutboundFetch(options: NodeOutboundOptions = {}): OutboundFe
       };
       const timer = setTimeout(() => fail(new OutboundError('timeout')), timeoutMs);
       const onAbort = () => {
-        const reason = init.signal?.reason as { name?: string } | undefined;
-        fail(reason?.name === 'TimeoutError' ? new OutboundError('timeout') : reason);
+        const reason: unknown = init.signal?.reason;
+        if (reason instanceof Error && reason.name === 'TimeoutError') fail(new OutboundError('timeout'));
+        else fail(reason instanceof Error ? reason : new Error('aborted', { cause: reason }));
       };
       const cleanup = () => {
         clearTimeout(timer);

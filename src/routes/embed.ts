@@ -121,7 +121,7 @@ const embedErrors: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
   const isProblem = (c.res.headers.get('Content-Type') ?? '').startsWith('application/problem+json');
   if (isProblem && c.req.method === 'GET' && c.req.path === '/embed') {
-    const problem = (await c.res.clone().json()) as WidgetProblem;
+    const problem = await c.res.clone().json<WidgetProblem>();
     const status = c.res.status;
     c.res = new Response(renderWidgetError(problem, status), { status });
     c.res.headers.set('Content-Type', 'text/html; charset=utf-8');

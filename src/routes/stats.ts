@@ -69,5 +69,5 @@ export const statsRoutes = createRouter().openapi(statsRoute, async (c) => {
     },
     'public',
   );
-  return c.json(value as z.infer<typeof StatsSchema>, 200);
+  return c.json(value, 200);
 });

@@ -50,7 +50,11 @@ export function signalListFingerprint(filter: SignalFilter): string {
     .filter(([, value]) => value !== undefined)
     .map(([name, value]): [string, unknown] => [
       name,
-      value instanceof Date ? value.toISOString() : Array.isArray(value) ? [...value].sort() : value,
+      value instanceof Date
+        ? value.toISOString()
+        : Array.isArray(value)
+          ? (value as unknown[]).slice().sort()
+          : value,
     ])
     .sort(([a], [b]) => (a < b ? -1 : 1));
   return fingerprint(['signals', orderOf(filter), entries]);

@@ -1,6 +1,6 @@
 import { content, isRecord, isoDate, item, parseJson, requireArray, title, plainText } from './common';
 import { finalScore, firstReportValence, kevBase } from './scoring';
-import type { Connector, SourceItem } from './types';
+import type { Connector } from './types';
 
 /**
  * CISA Known Exploited Vulnerabilities catalogue. Identity is the CVE id. Every entry is exploited
@@ -15,8 +15,7 @@ export const cisaKev: Connector = {
     const root = parseJson(document, 'cisa-kev');
     for (const entry of requireArray(root, 'vulnerabilities', 'cisa-kev')) {
       if (!isRecord(entry)) continue;
-      const str = (key: string): string =>
-        typeof entry[key] === 'string' ? (entry[key] as string).trim() : '';
+      const str = (key: string): string => (typeof entry[key] === 'string' ? entry[key].trim() : '');
       const cve = str('cveID');
       const published = isoDate(str('dateAdded'));
       if (!/^CVE-\d{4}-\d+$/.test(cve) || !published) continue;

@@ -100,7 +100,7 @@ export const SOURCE_COMMANDS: Record<string, SourceCommand> = {
     usage: 'sources add CONNECTOR NAME FEED_URL [--tier T] [--interval MIN] [--options JSON] [--disabled]',
     async run(context) {
       const { values } = context;
-      let options: unknown = {};
+      let options: unknown;
       try {
         options = values.options ? JSON.parse(values.options) : {};
       } catch {
@@ -155,7 +155,7 @@ export const SOURCE_COMMANDS: Record<string, SourceCommand> = {
           newsGrader(context.config, fetch),
         );
       } catch (error) {
-        if (error instanceof UnparseableDocumentError) throw new Error(error.message);
+        if (error instanceof UnparseableDocumentError) throw new Error(error.message, { cause: error });
         throw error;
       }
     },

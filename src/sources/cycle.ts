@@ -1,4 +1,3 @@
-import { ingestSourceItems } from './upstream';
 import { dispatchWebhooks, type DispatchOptions } from '../webhooks/dispatch';
 import type { DispatchSummary } from '../webhooks/schemas';
 import { dueSources } from './poll-state';

@@ -53,7 +53,7 @@ function observations(geometry: unknown): Observation[] {
     // Points are [lon, lat]; polygons are reduced to their first vertex.
     let coordinates = g.coordinates;
     while (Array.isArray(coordinates) && Array.isArray(coordinates[0])) coordinates = coordinates[0];
-    const [lng, lat] = Array.isArray(coordinates) ? coordinates : [];
+    const [lng, lat] = Array.isArray(coordinates) ? (coordinates as unknown[]) : [];
     const at = point(lat, lng);
     out.push({
       date,

@@ -100,8 +100,8 @@ function mapCve(cve: Record<string, unknown>, floor: number, context: ParseConte
     content_display: content(
       heading,
       description,
-      `CVSS ${cvss.version} base score ${cvss.score}; NVD status ${String(cve.vulnStatus ?? 'unknown')}.${
-        inKev ? ` In CISA KEV since ${String(cve.cisaExploitAdd)}.` : ''
+      `CVSS ${cvss.version} base score ${cvss.score}; NVD status ${typeof cve.vulnStatus === 'string' ? cve.vulnStatus : 'unknown'}.${
+        inKev ? ` In CISA KEV since ${cve.cisaExploitAdd as string}.` : ''
       }`,
     ),
     country_codes: [],

@@ -60,7 +60,7 @@ function mapFeature(
   const externalIds = usgsIds(feature.id, p.ids);
   if (!published || !url || externalIds.length === 0) return null;
   const coordinates = isRecord(feature.geometry) ? feature.geometry.coordinates : null;
-  const [lng, lat, depth] = Array.isArray(coordinates) ? coordinates : [];
+  const [lng, lat, depth] = Array.isArray(coordinates) ? (coordinates as unknown[]) : [];
   const at = point(lat, lng);
   const place = typeof p.place === 'string' ? plainText(p.place, TITLE_MAX) || null : null;
   const mag = num(p.mag);

@@ -48,8 +48,7 @@ export function whoDonCountries(heading: string): string[] {
 }
 
 function mapNews(record: Record<string, unknown>, context: ParseContext): SourceItem | null {
-  const str = (key: string): string =>
-    typeof record[key] === 'string' ? (record[key] as string).trim() : '';
+  const str = (key: string): string => (typeof record[key] === 'string' ? record[key].trim() : '');
   const id = str('DonId') || str('Id');
   const heading = title(str('Title'));
   const published = isoDate(str('PublicationDateAndTime')) ?? isoDate(str('PublicationDate'));

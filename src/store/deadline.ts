@@ -23,9 +23,11 @@ export async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<
     return await Promise.race([
       promise,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(async () => {
-          for (let i = 0; i < GRACE_TURNS; i++) await nextTurn();
-          reject(new Error(`store did not answer within ${ms} ms`));
+        timer = setTimeout(() => {
+          void (async () => {
+            for (let i = 0; i < GRACE_TURNS; i++) await nextTurn();
+            reject(new Error(`store did not answer within ${ms} ms`));
+          })();
         }, ms);
       }),
     ]);
@@ -45,11 +47,11 @@ export const STORE_TIMEOUT_MS = 1000;
  * afresh, so service resumes the moment the store is back.
  */
 export function requestStore(store: Store, ms = STORE_TIMEOUT_MS): Store {
-  let failure: unknown;
+  let failure: Error | undefined;
   return storeView(store, (call) => {
     if (failure !== undefined) return Promise.reject(failure);
     return withDeadline(call() as Promise<unknown>, ms).catch((error: unknown) => {
-      failure = error ?? new Error('store call failed');
+      failure = error instanceof Error ? error : new Error('store call failed', { cause: error });
       throw error;
     });
   });

@@ -56,9 +56,9 @@ export const storeView = (root: Store, wrap: (call: () => unknown) => unknown): 
   new Proxy(root, {
     get(target, property, receiver) {
       if (property === ROOT) return rootStore(target);
-      const value = Reflect.get(target, property, receiver);
+      const value: unknown = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => wrap(() => value.apply(target, args));
+      return (...args: unknown[]) => wrap(() => (value as (...a: unknown[]) => unknown).apply(target, args));
     },
   });
 

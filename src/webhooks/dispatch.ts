@@ -285,7 +285,7 @@ async function deliverWebhook(
   summary: DispatchSummary,
 ): Promise<void> {
   const { db } = deps;
-  let secret: string | null = null;
+  let secret: string | null;
   try {
     secret = claimed.secretCiphertext
       ? await decryptSecret(claimed.secretCiphertext, deps.config.WEBHOOK_ENCRYPTION_KEY, claimed.id)

@@ -14,7 +14,8 @@ type Mode = 'good' | 'malformed' | 'wrong-shape' | 'unknown-id' | 'hang' | 'erro
 function fakeLlm() {
   const state = { mode: 'good' as Mode, requests: [] as { auth?: string; body: any }[] };
   const hanging: ServerResponse[] = [];
-  const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => void answer(req, res));
+  async function answer(req: IncomingMessage, res: ServerResponse) {
     let raw = '';
     for await (const chunk of req) raw += chunk;
     const body = JSON.parse(raw);
@@ -55,7 +56,7 @@ function fakeLlm() {
         hanging.push(res);
         return;
     }
-  });
+  }
   return {
     state,
     start: () =>
@@ -119,7 +120,7 @@ describe('GET /api/v1/brief with an LLM', () => {
     try {
       const res = await app.fetch('/api/v1/brief', { headers: { 'X-Api-Key': key } });
       expect(res.status).toBe(200);
-      return (await res.json()) as Record<string, any>;
+      return await res.json<Record<string, any>>();
     } finally {
       await app.close();
     }

@@ -88,13 +88,13 @@ describe.each(backends)('clusters at scale on $name', (backend) => {
     expect(first.headers.get('cache-control')).toBe(`public, max-age=${300}`);
     const tag = first.headers.get('etag')!;
     expect(tag).toMatch(/^W\/"[A-Za-z0-9_-]{22}"$/);
-    const firstBody = (await first.json()) as { window: unknown; data: unknown };
+    const firstBody = await first.json<{ window: unknown; data: unknown }>();
 
     // Seven minutes on, computed afresh by another server: a new window, the same data.
     const later = await serverAt(new Date(NOW.getTime() + 7 * MINUTE));
     const fresh = await later.fetch('/api/v1/clusters?days=3&min_signals=3');
     expect(fresh.headers.get('etag')).toBe(tag);
-    const freshBody = (await fresh.json()) as { window: unknown; data: unknown };
+    const freshBody = await fresh.json<{ window: unknown; data: unknown }>();
     expect(freshBody.window).not.toEqual(firstBody.window);
     expect(freshBody.data).toEqual(firstBody.data);
     const notModified = await later.fetch('/api/v1/clusters?days=3&min_signals=3', {
@@ -126,7 +126,7 @@ describe.each(backends)('clusters at scale on $name', (backend) => {
     expect(miss.headers.get('x-cache')).toBe('MISS');
     const hit = await app.fetch('/api/v1/clusters?threat_layer=military&min_signals=500');
     expect(hit.headers.get('x-cache')).toBe('HIT');
-    const body = (await hit.json()) as { total: number; data: { signal_count: number }[] };
+    const body = await hit.json<{ total: number; data: { signal_count: number }[] }>();
     expect(body.data.every((c: { signal_count: number }) => c.signal_count >= 500)).toBe(true);
     expect(body.total).toBe(body.data.length);
   });

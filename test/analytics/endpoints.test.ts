@@ -385,7 +385,7 @@ describe.each(backends)('analytics endpoints on $name', (backend) => {
   it('entity: an unknown name is a 404', async () => {
     const res = await app.fetch('/api/v1/entity?name=Atlantis', { headers: { 'X-Api-Key': app.key } });
     expect(res.status).toBe(404);
-    expect(((await res.json()) as { code: string }).code).toBe('not_found');
+    expect((await res.json<{ code: string }>()).code).toBe('not_found');
   });
 
   it('stats: volumes, tiers, languages and layers (public, cached 10 minutes)', async () => {
@@ -493,7 +493,7 @@ describe.each(backends)('analytics endpoints on $name', (backend) => {
     const res = await app.fetch(path, { headers: { 'X-Api-Key': app.key } });
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    const body = (await res.json()) as { code: string; errors: { path: string }[] };
+    const body = await res.json<{ code: string; errors: { path: string }[] }>();
     expect(body.code).toBe('invalid_request');
     expect(body.errors.map((e) => e.path)).toContain(field);
   });
@@ -503,7 +503,7 @@ describe.each(backends)('analytics endpoints on $name', (backend) => {
     async (path) => {
       const res = await app.fetch(`/api/v1/${path}`);
       expect(res.status).toBe(401);
-      expect(((await res.json()) as { code: string }).code).toBe('missing_api_key');
+      expect((await res.json<{ code: string }>()).code).toBe('missing_api_key');
     },
   );
 });

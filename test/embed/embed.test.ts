@@ -79,7 +79,7 @@ describe.each(backends)('GET /embed on $name', (backend) => {
     const res = await app.fetch('/embed/data?country=ng&hours=168');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    const data = (await res.json()) as { items: { title: string; source_url: string | null }[] };
+    const data = await res.json<{ items: { title: string; source_url: string | null }[] }>();
     expect(data.items.map((i) => i.title)).toEqual([FIXTURE.lagosResolved.title, FIXTURE.lagosPort.title]);
     expect(data.items[0]!.source_url).toBe(FIXTURE.lagosResolved.source_url);
   });

@@ -37,12 +37,12 @@ describe('analytics count events, not echoes', () => {
   it('the brief cites one signal per event, its strongest, and counts events beside signals', async () => {
     const res = await app.fetch('/api/v1/brief', { headers: { 'X-Api-Key': app.key } });
     expect(res.status).toBe(200);
-    const brief = (await res.json()) as {
+    const brief = await res.json<{
       headline: string;
       executive_summary: string;
       signal_ids: string[];
       numbers: { signal_count: number; event_count: number };
-    };
+    }>();
     expect(brief.numbers).toMatchObject({ signal_count: 7, event_count: 3 });
     expect(brief.executive_summary).toContain('3 events were reported in 7 signals');
     const cited = brief.signal_ids.map((id) => nameOf.get(id));

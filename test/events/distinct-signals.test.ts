@@ -116,7 +116,7 @@ describe.each(backends)('GET /api/v1/signals?distinct=event on $name', (backend)
   const page = async (query: string) => {
     const res = await get(query);
     expect(res.status, await res.clone().text()).toBe(200);
-    return (await res.json()) as Page;
+    return await res.json<Page>();
   };
   const names = async (query: string) => (await page(query)).data.map((s) => nameOf.get(s.id));
   const leakTie = () => ['leakA', 'leakB'].sort((a, b) => (seededId(a) < seededId(b) ? -1 : 1));
@@ -170,15 +170,17 @@ describe.each(backends)('GET /api/v1/signals?distinct=event on $name', (backend)
     const full = await page('limit=1');
     const res = await get(`distinct=event&limit=1&cursor=${full.pagination.next_cursor!}`);
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { errors: { path: string }[] }).errors[0]!.path).toBe('cursor');
+    expect((await res.json<{ errors: { path: string }[] }>()).errors[0]!.path).toBe('cursor');
   });
 
   it('writes CSV and GeoJSON pages of the same selection', async () => {
     const csv = await (await get('distinct=event&format=csv')).text();
     expect(csv.trim().split('\r\n').length).toBe(1 + 5);
-    const geo = (await (await get('distinct=event&format=geojson&layers=cyber')).json()) as {
+    const geo = await (
+      await get('distinct=event&format=geojson&layers=cyber')
+    ).json<{
       features: { id: string }[];
-    };
+    }>();
     expect(geo.features.map((f) => nameOf.get(f.id))).toEqual(['quakeB', leakTie()[0], 'outage']);
   });
 
@@ -189,7 +191,7 @@ describe.each(backends)('GET /api/v1/signals?distinct=event on $name', (backend)
   ])('refuses %s', async (query, path) => {
     const res = await get(query);
     expect(res.status).toBe(400);
-    const body = (await res.json()) as { code: string; errors: { path: string }[] };
+    const body = await res.json<{ code: string; errors: { path: string }[] }>();
     expect(body.code).toBe('invalid_request');
     expect(body.errors.map((e) => e.path)).toContain(path);
   });

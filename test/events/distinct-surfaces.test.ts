@@ -17,7 +17,7 @@ describe('distinct=event on the feed, the export and the widget', () => {
   const json = async (path: string) => {
     const res = await app.fetch(path);
     expect(res.status, await res.clone().text()).toBe(200);
-    return (await res.json()) as Record<string, unknown>;
+    return await res.json<Record<string, unknown>>();
   };
 
   it('feed: one item per event, its strongest signal, newest first', async () => {

@@ -10,7 +10,6 @@ import {
 } from '../../src/events/match';
 import { NEWS } from '../../src/events/rules';
 import { similarity, stripAttribution, textFeatures } from '../../src/events/text';
-import type { Layer } from '../../src/vocab';
 
 const HOUR = 3_600_000;
 const T0 = Date.parse('2026-11-20T08:00:00Z');

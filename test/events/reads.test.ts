@@ -109,7 +109,7 @@ describe.each(backends)('GET /api/v1/events/{id} on $name', (backend) => {
   const event = async (path: string) => {
     const res = await get(path);
     expect(res.status, await res.clone().text()).toBe(200);
-    return (await res.json()) as Event;
+    return await res.json<Event>();
   };
   const nameOf = (id: string) => [...ids].find(([, v]) => v === id)?.[0];
   const stormOrder = ['storm2', 'storm3', 'cable1', 'storm1', 'storm4', 'storm5', 'cable2'];
@@ -157,7 +157,7 @@ describe.each(backends)('GET /api/v1/events/{id} on $name', (backend) => {
       headers: { 'X-Api-Key': app.key },
     });
     expect(followed.status).toBe(200);
-    expect(((await followed.json()) as Event).id).toBe(events.get('storm'));
+    expect((await followed.json<Event>()).id).toBe(events.get('storm'));
   });
 
   it('follows a chain of merges in one redirect', async () => {
@@ -174,7 +174,7 @@ describe.each(backends)('GET /api/v1/events/{id} on $name', (backend) => {
   it('answers 404 for an unknown id, and for an event whose every signal was retracted', async () => {
     const unknown = await get(`/api/v1/events/${crypto.randomUUID()}`);
     expect(unknown.status).toBe(404);
-    expect(((await unknown.json()) as { code: string }).code).toBe('not_found');
+    expect((await unknown.json<{ code: string }>()).code).toBe('not_found');
     await app.db.execute(sql`UPDATE signals SET retracted_at = now() WHERE id = ${ids.get('fire')!}::uuid`);
     expect((await get(`/api/v1/events/${events.get('fire')!}`)).status).toBe(404);
   });
@@ -189,7 +189,7 @@ describe.each(backends)('GET /api/v1/events/{id} on $name', (backend) => {
   ])('refuses %s naming %s', async (path, field) => {
     const res = await get(path.replace('{storm}', events.get('storm')!));
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { errors: { path: string }[] }).errors.map((e) => e.path)).toContain(field);
+    expect((await res.json<{ errors: { path: string }[] }>()).errors.map((e) => e.path)).toContain(field);
   });
 
   it("refuses another event's cursor", async () => {

@@ -17,7 +17,7 @@ const parseCsv = (text: string) =>
     relax_quotes: false,
     relax_column_count: false,
     bom: false,
-  }) as string[][];
+  });
 
 describe.each(backends)('GET /api/export on $name', (backend) => {
   const app = withTestApp({
@@ -39,7 +39,7 @@ describe.each(backends)('GET /api/export on $name', (backend) => {
   const json = async (query: string) => {
     const res = await app.fetch(`/api/export?format=json&${query}`);
     expect(res.status, await res.clone().text()).toBe(200);
-    return (await res.json()) as { data: { source_url: string }[]; count: number; limit: number };
+    return await res.json<{ data: { source_url: string }[]; count: number; limit: number }>();
   };
 
   it('serves RFC 4180 CSV by default as a dated download', async () => {
@@ -125,7 +125,7 @@ describe.each(backends)('GET /api/export on $name', (backend) => {
     const res = await app.fetch('/api/export?format=json&layer=political');
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="signals-2026-11-22.json"');
-    const body = (await res.json()) as { data: Record<string, unknown>[]; count: number; limit: number };
+    const body = await res.json<{ data: Record<string, unknown>[]; count: number; limit: number }>();
     expect(body.count).toBe(1);
     expect(body.limit).toBe(200);
     expect(body.data[0]).toMatchObject({
@@ -161,7 +161,7 @@ describe.each(backends)('GET /api/export on $name', (backend) => {
     const res = await app.fetch(`/api/export?${query}`);
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    const body = (await res.json()) as { code: string; errors: { path: string }[] };
+    const body = await res.json<{ code: string; errors: { path: string }[] }>();
     expect(body.code).toBe('invalid_request');
     expect(body.errors.map((e) => e.path)).toContain(field);
   });

@@ -51,9 +51,11 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
     store: memoryStore(() => clock),
   });
   beforeAll(async () => {
-    const feed = (await (await app.fetch('/api/v1/feed?format=json&limit=50')).json()) as {
+    const feed = await (
+      await app.fetch('/api/v1/feed?format=json&limit=50')
+    ).json<{
       items: { id: string; external_url: string }[];
-    };
+    }>();
     for (const item of feed.items) {
       const name = byUrl.get(item.external_url)!;
       nameOf.set(item.id.replace('urn:uuid:', ''), name);
@@ -143,7 +145,7 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
     const res = await get('/api/v1/feed?format=json&country=NG');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/feed+json; charset=utf-8');
-    const feed = (await res.json()) as Record<string, any>;
+    const feed = await res.json<Record<string, any>>();
     expect(feed.version).toBe('https://jsonfeed.org/version/1.1');
     expect(typeof feed.title).toBe('string');
     expect(feed.feed_url).toBe(`${app.url}/api/v1/feed?country=NG&format=json`);
@@ -324,7 +326,7 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
       await ingestSignals(own.db, [FIXTURE.ottawaVote]);
       const read = async () => {
         const res = await server.fetch('/api/v1/feed?format=json');
-        return { etag: res.headers.get('etag'), items: ((await res.json()) as { items: unknown[] }).items };
+        return { etag: res.headers.get('etag'), items: (await res.json<{ items: unknown[] }>()).items };
       };
       const first = await read();
       expect(first.items).toHaveLength(1);
@@ -354,7 +356,7 @@ describe.each(backends)('GET /api/v1/feed on $name', (backend) => {
     expect(text).not.toContain('api_key');
     const bad = await get('/api/v1/feed?api_key=sig_not-a-real-key');
     expect(bad.status).toBe(401);
-    expect(((await bad.json()) as { code: string }).code).toBe('invalid_api_key');
+    expect((await bad.json<{ code: string }>()).code).toBe('invalid_api_key');
   });
 
   it('links to PUBLIC_BASE_URL when it is set', async () => {

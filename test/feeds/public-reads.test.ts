@@ -23,9 +23,11 @@ describe('feeds, export and embed as public reads', () => {
   });
 
   it('documents each with its 200, 304 and error statuses', async () => {
-    const doc = (await (await app.fetch('/api/v1/openapi.json')).json()) as {
+    const doc = await (
+      await app.fetch('/api/v1/openapi.json')
+    ).json<{
       paths: Record<string, { get: { responses: Record<string, unknown> } }>;
-    };
+    }>();
     for (const path of PUBLIC_READS) {
       expect(Object.keys(doc.paths[path]!.get.responses).sort()).toEqual([
         '200',

@@ -59,7 +59,7 @@ describe.each(storeKinds())('rate limits on the $name store', (kind) => {
       expect(Number.isInteger(reset) && reset >= nowSeconds - 1 && reset <= nowSeconds + 3600 + 1).toBe(true);
       const retryAfter = Number(r.headers.get('retry-after'));
       expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 3600).toBe(true);
-      expect(((await r.json()) as { code: string }).code).toBe('rate_limited');
+      expect((await r.json<{ code: string }>()).code).toBe('rate_limited');
     }
   });
 
@@ -105,7 +105,7 @@ describe.each(storeKinds())('rate limits on the $name store', (kind) => {
     for (const [i, bad] of [forged, unknown, 'not-a-key'].entries()) {
       const res = await app.fetch('/api/v1/signals', withKey(bad));
       expect(res.status).toBe(401);
-      expect(((await res.json()) as { code: string }).code).toBe('invalid_api_key');
+      expect((await res.json<{ code: string }>()).code).toBe('invalid_api_key');
       expect(res.headers.get('x-ratelimit-tier')).toBe('public');
       expect(res.headers.get('x-ratelimit-remaining')).toBe(String(59 - i));
     }
@@ -160,7 +160,7 @@ describe.each(storeKinds())('rate limits on the $name store', (kind) => {
       expect(res.status).toBe(200);
       for (const name of LIMIT_HEADERS) expect(res.headers.get(name)).toBeNull();
     }
-    expect((await anonymous.json()) as { store: string }).toMatchObject({ store: 'unavailable' });
+    expect(await anonymous.json<{ store: string }>()).toMatchObject({ store: 'unavailable' });
     // Revoked behind this process's back (no flag in the store): the database decides.
     await database.db.execute(sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${doomed.id}`);
     const revoked = await app.fetch('/api/v1/signals?limit=1', withKey(doomed.key));

@@ -42,7 +42,7 @@ describe('unsupported methods', () => {
         expect(res.status, `${method} ${path}`).toBe(405);
         expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
         expect(res.headers.get('allow')!.split(', ').sort()).toEqual(expected);
-        const body = (await res.json()) as { code: string; status: number };
+        const body = await res.json<{ code: string; status: number }>();
         expect(body).toMatchObject({ code: 'method_not_allowed', status: 405 });
       }
     },
@@ -63,6 +63,6 @@ describe('unsupported methods', () => {
     const res = await app.fetch(path, { method });
     expect(res.status).toBe(404);
     expect(res.headers.get('allow')).toBeNull();
-    expect(((await res.json()) as { code: string }).code).toBe('not_found');
+    expect((await res.json<{ code: string }>()).code).toBe('not_found');
   });
 });

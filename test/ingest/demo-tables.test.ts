@@ -36,7 +36,7 @@ describe('the demo tables (src/ingest/demo/*.json)', () => {
     ['an outlet language without native templates', 'templates.json', (f) => delete f.templates.native.fr],
   ];
   it.each(broken)('refuse %s, naming %s', (_, file, breakIt) => {
-    const copy = files() as Loose;
+    const copy = files();
     breakIt(copy);
     expect(() => parseDemoTables(copy)).toThrow(`src/ingest/demo/${file}`);
   });

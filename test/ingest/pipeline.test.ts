@@ -40,12 +40,12 @@ describe.each(backends)('ingest on $name', (backend) => {
     ];
     const res = await post(JSON.stringify(batch));
     expect(res.status).toBe(200);
-    const body = (await res.json()) as {
+    const body = await res.json<{
       accepted: number;
       duplicates: number;
       rejected: number;
       errors: { index: number; errors: { path: string; message: string }[] }[];
-    };
+    }>();
     expect(body).toMatchObject({ accepted: 2, duplicates: 2, rejected: 4 });
     expect(body.errors.map((e) => e.index)).toEqual([4, 5, 6, 7]);
     expect(body.errors[0]!.errors.map((e) => e.path)).toEqual(['threat_layer']);
@@ -91,7 +91,7 @@ describe.each(backends)('ingest on $name', (backend) => {
   it('takes NDJSON, reporting a line that is not JSON by its index', async () => {
     const lines = [JSON.stringify(item(20)), '{not json', '', JSON.stringify(item(21))].join('\n');
     const res = await post(lines, 'application/x-ndjson');
-    const body = (await res.json()) as { accepted: number; rejected: number; errors: { index: number }[] };
+    const body = await res.json<{ accepted: number; rejected: number; errors: { index: number }[] }>();
     expect(body).toMatchObject({ accepted: 2, rejected: 1 });
     expect(body.errors[0]!.index).toBe(1);
   });
@@ -126,21 +126,21 @@ describe.each(backends)('ingest on $name', (backend) => {
     expect((await post('[]', 'application/json', false)).status).toBe(401);
     const wrongType = await post('[]', 'text/plain');
     expect(wrongType.status).toBe(415);
-    expect(((await wrongType.json()) as { code: string }).code).toBe('unsupported_media_type');
+    expect((await wrongType.json<{ code: string }>()).code).toBe('unsupported_media_type');
     const broken = await post('[{', 'application/json');
     expect(broken.status).toBe(400);
-    expect(((await broken.json()) as { code: string }).code).toBe('invalid_json');
+    expect((await broken.json<{ code: string }>()).code).toBe('invalid_json');
     const notArray = await post('{}', 'application/json');
     expect(notArray.status).toBe(400);
     const huge = await post(JSON.stringify([{ content_display: 'x'.repeat(10 * 1024 * 1024) }]));
     expect(huge.status).toBe(413);
-    expect(((await huge.json()) as { code: string }).code).toBe('payload_too_large');
+    expect((await huge.json<{ code: string }>()).code).toBe('payload_too_large');
   });
 
   it('changes nothing when every item is bad', async () => {
     const before = await queryRows<{ n: number }>(app.db, sql`SELECT count(*)::int AS n FROM signals`);
     const res = await post(JSON.stringify([{ ...FIXTURE.kyivStrike, significance_score: 'high' }]));
-    expect(((await res.json()) as { rejected: number }).rejected).toBe(1);
+    expect((await res.json<{ rejected: number }>()).rejected).toBe(1);
     const after = await queryRows<{ n: number }>(app.db, sql`SELECT count(*)::int AS n FROM signals`);
     expect(after).toEqual(before);
   });

@@ -32,8 +32,8 @@ describe('key usage while the database refuses its writes', () => {
     expect((await usage(id)).total).toBe(1);
 
     await breakWrites();
-    const failed: (Promise<void> | null)[] = [];
-    for (let i = 1; i <= 5; i++) failed.push(recordUse(database.db, id, at(i)));
+    const failed: Promise<void>[] = [];
+    for (let i = 1; i <= 5; i++) failed.push(recordUse(database.db, id, at(i)) ?? Promise.resolve());
     await Promise.allSettled(failed);
     await flushUsage(database.db);
     await restoreWrites();

@@ -142,7 +142,7 @@ describe('the MCP server at /api/v1/mcp', () => {
     });
     expect(res.status).toBe(401);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
-    expect(((await res.json()) as { code: string }).code).toBe('missing_api_key');
+    expect((await res.json<{ code: string }>()).code).toBe('missing_api_key');
   });
 
   it("counts each POST once against the key's limit, with the limit headers, and answers 429 past it", async () => {
@@ -166,7 +166,7 @@ describe('the MCP server at /api/v1/mcp', () => {
     expect(first.status).toBe(200);
     expect(first.headers.get('x-ratelimit-limit')).toBe('100');
     expect(first.headers.get('x-ratelimit-tier')).toBe('free');
-    const body = (await first.json()) as { result: CallToolResult };
+    const body = await first.json<{ result: CallToolResult }>();
     expect(body.result.isError).toBeFalsy();
     expect(first.headers.get('x-ratelimit-remaining')).toBe('99');
     // The tool's own request inside the app is not counted a second time.
@@ -175,7 +175,7 @@ describe('the MCP server at /api/v1/mcp', () => {
     for (let i = 3; i <= 100; i += 1) expect((await post(i)).status).toBe(200);
     const over = await post(101);
     expect(over.status).toBe(429);
-    expect(((await over.json()) as { code: string }).code).toBe('rate_limited');
+    expect((await over.json<{ code: string }>()).code).toBe('rate_limited');
     expect(over.headers.get('retry-after')).toMatch(/^\d+$/);
   });
 });

@@ -8,7 +8,7 @@ import { admin, backends, json, withTestApp, pushRssFeed } from '../support/harn
  * (`classification`) and `/api/v1/sources` counts the items left out for their language.
  * Headlines are invented for this test.
  */
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 const feed = `<?xml version="1.0" encoding="UTF-8"?>
 <rss version="2.0"><channel><title>Test wire</title><link>https://wire.example/</link>
@@ -26,7 +26,7 @@ describe.each(backends)('news reading on the signal and the source on $name', (b
 
   const get = async (path: string) => {
     const res = await app.fetch(path, { headers: { 'X-Api-Key': app.key } });
-    return { status: res.status, body: (await res.json()) as Json };
+    return { status: res.status, body: await res.json<Json>() };
   };
 
   it('stores the classification at ingest and serves it in the detail view', async () => {
@@ -76,7 +76,7 @@ describe.each(backends)('news reading on the signal and the source on $name', (b
         ]),
       ),
     );
-    const body = (await res.json()) as Json;
+    const body = await res.json<Json>();
     expect(body, JSON.stringify(body)).toMatchObject({ accepted: 1 });
     const [row] = await queryRows<{ id: string }>(
       app.db,

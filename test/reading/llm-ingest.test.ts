@@ -7,7 +7,7 @@ import { nodeDeps } from '../../src/node-runtime';
 import { pollSource } from '../../src/sources/poller';
 import { memoryStore } from '../../src/store/memory';
 import { startFeedServer } from '../sources/feed-server';
-import { admin, backends, createKey, startTestApp, type TestApp, pushRssFeed } from '../support/harness';
+import { backends, createKey, startTestApp, type TestApp, pushRssFeed } from '../support/harness';
 import { startFakeLlm } from './fake-llm';
 
 /**
@@ -16,7 +16,7 @@ import { startFakeLlm } from './fake-llm';
  * so; the shell stays out.
  * Headlines are invented for this test.
  */
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 const feed = `<?xml version="1.0" encoding="UTF-8"?>
 <rss version="2.0"><channel><title>Grader wire</title><link>https://grader.example/</link>
@@ -64,7 +64,7 @@ describe('the LLM grader at ingest', () => {
     expect(ingested.accepted).toBe(1);
     expect(llm.asked).toHaveLength(1);
     const detail = await app.fetch(`/api/v1/signals/${ingested.ids[0]}`, { headers: { 'X-Api-Key': key } });
-    const body = (await detail.json()) as Json;
+    const body = await detail.json<Json>();
     const llmNote = body.classification.llm;
     expect(llmNote).toMatchObject({ model: 'fake-model', graded: { layer: 'military', valence: 'crisis' } });
     expect(llmNote.graded.score).toBeLessThanOrEqual(llmNote.rules.score + 2);

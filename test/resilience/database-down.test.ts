@@ -47,7 +47,7 @@ describe.skipIf(!testDatabaseUrl())('database outage', () => {
     await proxy.start();
     const back = await signals();
     expect(back.status).toBe(200);
-    expect(((await back.json()) as { data: unknown[] }).data).toHaveLength(3);
+    expect((await back.json<{ data: unknown[] }>()).data).toHaveLength(3);
     expect((await app.fetch('/api/v1/health')).status).toBe(200);
   });
 });

@@ -52,11 +52,11 @@ describe('mixed load', () => {
     // The limiter still runs on every request; only its ceilings are out of the way.
     app = await startTestApp(database.db, { store: benchStore(), deps: { log: keepProblems } });
     key = (await createKey(database.db, 'pro')).key;
-    const page = (await (
+    const page = await (
       await app.fetch('/api/v1/signals?limit=20', { headers: { 'X-Api-Key': key } })
-    ).json()) as {
+    ).json<{
       data: { id: string }[];
-    };
+    }>();
     ids = page.data.map((s) => s.id);
   }, 120_000);
   afterAll(async () => {

@@ -148,7 +148,7 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('store outage', () => {
           expect(res.status, label).toBe(200);
           expect(limitHeaders(res), label).toEqual([]);
         }
-        expect(((await answers[0]!.json()) as { data: unknown[] }).data).toHaveLength(3);
+        expect((await answers[0]!.json<{ data: unknown[] }>()).data).toHaveLength(3);
         expect(await answers[2]!.json()).toMatchObject({
           status: 'ok',
           database: 'ok',
@@ -168,7 +168,7 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('store outage', () => {
         body: JSON.stringify({ name: 'revoked during the outage' }),
       });
       expect(created.status).toBe(201);
-      const sibling = (await created.json()) as { id: string; key: string };
+      const sibling = await created.json<{ id: string; key: string }>();
       const elsewhere = await createKey(database.db, 'free');
       // All three keys are now in this process's key cache.
       for (const key of [owner.key, sibling.key, elsewhere.key]) {
@@ -215,7 +215,7 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('store outage', () => {
         expect(again.headers.get('x-cache'), path).toBe('HIT');
       }
       const statsTotal = async (res: Response) =>
-        ((await res.json()) as { signals: { total: number } }).signals.total;
+        (await res.json<{ signals: { total: number } }>()).signals.total;
       const cachedTotal = await statsTotal(await request('/api/v1/stats', key));
 
       await during(fault, async () => {

@@ -44,7 +44,7 @@ describe('the admin API without ADMIN_TOKEN configured', () => {
         body: method === 'GET' ? undefined : '{}',
       });
       expect(res.status, `${method} ${path}`).toBe(404);
-      expect(((await res.json()) as { code: string }).code).toBe('not_found');
+      expect((await res.json<{ code: string }>()).code).toBe('not_found');
     }
     // With a token configured the same call is a 401 without it: the 404 is the missing token's doing.
     const res = await guarded.fetch(path, {

@@ -43,7 +43,7 @@ describe('problem types resolve to the errors page', () => {
     ];
     const codes: string[] = [];
     for (const answer of answers) {
-      const problem = (await answer.json()) as { type: string; code: string };
+      const problem = await answer.json<{ type: string; code: string }>();
       codes.push(problem.code);
       expect(problem.type).toBe(`${app.url}${ERRORS_DOC_PATH}#${problem.code}`);
       const page = await fetch(problem.type);

@@ -14,7 +14,7 @@ describe('freshness lag', () => {
   let clock = Date.now();
   const app = withTestApp({ deps: { now: () => new Date(clock) } });
 
-  const read = async () => (await (await app.fetch('/api/v1/freshness')).json()) as Freshness;
+  const read = async () => await (await app.fetch('/api/v1/freshness')).json<Freshness>();
 
   it('has no lag before anything is ingested', async () => {
     expect(await read()).toMatchObject({

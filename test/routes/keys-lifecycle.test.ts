@@ -64,14 +64,14 @@ describe.each(backends)('key management on $name', (backend) => {
     return { text, data: (JSON.parse(text) as { data: KeyRecord[] }).data };
   }
   const revoke = (key: string, id: string) => app.fetch(`/api/v1/keys/${id}`, as(key, { method: 'DELETE' }));
-  const code = async (res: Response) => ((await res.json()) as { code: string }).code;
+  const code = async (res: Response) => (await res.json<{ code: string }>()).code;
 
   it('adds a key, lists both with usage and no secrets, revokes one and refuses it at once', async () => {
     await clearOfWindowEdge(3600);
     const first = await signUp('laptop');
     const res = await addKey(first.key, { name: 'ci' });
     expect(res.status).toBe(201);
-    const second = (await res.json()) as Issued;
+    const second = await res.json<Issued>();
     expect(second).toMatchObject({ name: 'ci', tier: 'free', prefix: second.key.slice(0, 12) });
     for (let i = 0; i < 3; i++) {
       expect((await app.fetch('/api/v1/signals?limit=1', as(second.key))).status).toBe(200);
@@ -134,7 +134,7 @@ describe.each(backends)('key management on $name', (backend) => {
     const own = await signUp();
     const res = await addKey(own.key, body);
     expect(res.status).toBe(400);
-    const problem = (await res.json()) as { code: string; errors: { path: string }[] };
+    const problem = await res.json<{ code: string; errors: { path: string }[] }>();
     expect(problem.code).toBe('invalid_request');
     expect(problem.errors.map((e) => e.path)).toContain(field);
     expect((await list(own.key)).data).toHaveLength(1);
@@ -144,7 +144,7 @@ describe.each(backends)('key management on $name', (backend) => {
     const own = await signUp();
     const res = await revoke(own.key, 'not-a-uuid');
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { errors: { path: string }[] }).errors[0]?.path).toBe('id');
+    expect((await res.json<{ errors: { path: string }[] }>()).errors[0]?.path).toBe('id');
   });
 
   it('needs a key to list or revoke', async () => {
@@ -170,7 +170,7 @@ describe.each(backends)('key management on $name', (backend) => {
 
   it('refuses a key revoked by another process on its next request, through the store flag', async () => {
     const own = await signUp();
-    const other = (await (await addKey(own.key)).json()) as Issued;
+    const other = await (await addKey(own.key)).json<Issued>();
     expect((await app.fetch('/api/v1/signals?limit=1', as(other.key))).status).toBe(200); // now cached
     // What a revocation on another server does: the database row, then the shared store's flag.
     await database.db.execute(sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${other.id}`);
@@ -180,7 +180,7 @@ describe.each(backends)('key management on $name', (backend) => {
 
   it('answers 503 when the store cannot take the revocation, and completes it on retry', async () => {
     const own = await signUp();
-    const other = (await (await addKey(own.key)).json()) as Issued;
+    const other = await (await addKey(own.key)).json<Issued>();
     store.stop();
     try {
       const res = await revoke(own.key, other.id);

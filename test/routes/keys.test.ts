@@ -7,13 +7,13 @@ describe('key issuing', () => {
   it('signs up a free account whose key works at once', async () => {
     const res = await app.fetch('/api/v1/keys', json({ email: 'New.User@Example.org', name: 'laptop' }));
     expect(res.status).toBe(201);
-    const body = (await res.json()) as {
+    const body = await res.json<{
       id: string;
       key: string;
       prefix: string;
       tier: string;
       name: string;
-    };
+    }>();
     expect(body).toMatchObject({ tier: 'free', name: 'laptop', prefix: body.key.slice(0, 12) });
     const signals = await app.fetch('/api/v1/signals', { headers: { 'X-Api-Key': body.key } });
     expect(signals.status).toBe(200);
@@ -23,7 +23,7 @@ describe('key issuing', () => {
   it('refuses a second signup for the same email, whatever its case', async () => {
     const res = await app.fetch('/api/v1/keys', json({ email: 'new.user@example.org' }));
     expect(res.status).toBe(409);
-    expect(((await res.json()) as { code: string }).code).toBe('account_exists');
+    expect((await res.json<{ code: string }>()).code).toBe('account_exists');
   });
 
   it.each([
@@ -34,7 +34,7 @@ describe('key issuing', () => {
   ])('rejects %j', async (body, field) => {
     const res = await app.fetch('/api/v1/keys', json(body));
     expect(res.status).toBe(400);
-    const problem = (await res.json()) as { code: string; errors: { path: string; message: string }[] };
+    const problem = await res.json<{ code: string; errors: { path: string; message: string }[] }>();
     expect(problem.code).toBe('invalid_request');
     expect(problem.errors.map((e) => e.path)).toContain(field);
   });
@@ -46,7 +46,7 @@ describe('key issuing', () => {
       body: '{"email":',
     });
     expect(broken.status).toBe(400);
-    expect(((await broken.json()) as { code: string }).code).toBe('invalid_json');
+    expect((await broken.json<{ code: string }>()).code).toBe('invalid_json');
     const form = await app.fetch('/api/v1/keys', {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
@@ -63,7 +63,7 @@ describe('key issuing', () => {
   it('lets the operator issue pro keys and change tiers', async () => {
     const res = await app.fetch('/api/v1/admin/keys', admin(json({ email: 'ops@example.org', tier: 'pro' })));
     expect(res.status).toBe(201);
-    const { key } = (await res.json()) as { key: string };
+    const { key } = await res.json<{ key: string }>();
     const first = await app.fetch('/api/v1/signals', { headers: { 'X-Api-Key': key } });
     expect(first.headers.get('x-ratelimit-tier')).toBe('pro');
     expect(first.headers.get('x-ratelimit-limit')).toBe('2000');

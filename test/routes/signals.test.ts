@@ -16,7 +16,7 @@ describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
     key: 'pro',
   });
   beforeAll(async () => {
-    const all = (await (await get('/api/v1/signals?limit=100')).json()) as Page;
+    const all = await (await get('/api/v1/signals?limit=100')).json<Page>();
     for (const signal of all.data) {
       const name = (Object.keys(FIXTURE) as FixtureName[]).find(
         (n) => FIXTURE[n].source_url === signal.source_url,
@@ -34,7 +34,7 @@ describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
   const names = async (query: string) => {
     const res = await get(`/api/v1/signals?${query}`);
     expect(res.status, await res.clone().text()).toBe(200);
-    return ((await res.json()) as Page).data.map((s) => nameOf.get(s.id));
+    return (await res.json<Page>()).data.map((s) => nameOf.get(s.id));
   };
   /** The two 7.5 signals tie on score and time, so their order is by id. */
   const tie = () =>
@@ -96,7 +96,7 @@ describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
   });
 
   it('pages are stable and complete', async () => {
-    const first = (await (await get('/api/v1/signals?limit=3')).json()) as Page;
+    const first = await (await get('/api/v1/signals?limit=3')).json<Page>();
     expect(first.pagination).toEqual({
       limit: 3,
       offset: 0,
@@ -104,7 +104,7 @@ describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
       next_offset: 3,
       next_cursor: expect.any(String),
     });
-    const last = (await (await get('/api/v1/signals?limit=3&offset=9')).json()) as Page;
+    const last = await (await get('/api/v1/signals?limit=3&offset=9')).json<Page>();
     expect(last.data).toHaveLength(1);
     expect(last.pagination).toEqual({
       limit: 3,
@@ -115,7 +115,7 @@ describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
     });
     const walked: string[] = [];
     for (let offset: number | null = 0; offset !== null;) {
-      const page = (await (await get(`/api/v1/signals?limit=2&offset=${offset}`)).json()) as Page;
+      const page: Page = await (await get(`/api/v1/signals?limit=2&offset=${offset}`)).json();
       walked.push(...page.data.map((s) => s.id));
       offset = page.pagination.next_offset;
     }
@@ -123,7 +123,7 @@ describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
   });
 
   it('list items carry the documented fields', async () => {
-    const page = (await (await get('/api/v1/signals?country=FR')).json()) as Page;
+    const page = await (await get('/api/v1/signals?country=FR')).json<Page>();
     expect(page.data[0]).toEqual({
       id: expect.any(String),
       threat_layer: 'cyber',
@@ -160,13 +160,13 @@ describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
     expect(csvRes.headers.get('content-disposition')).toMatch(/^attachment; filename="signals\.csv"$/);
     const text = await csvRes.text();
     expect(text.endsWith('\r\n')).toBe(true);
-    const rows = parse(text, {
+    const rows: Record<string, string>[] = parse(text, {
       columns: true,
       record_delimiter: '\r\n',
       relax_quotes: false,
       relax_column_count: false,
-    }) as Record<string, string>[];
-    const json = ((await jsonRes.json()) as Page).data;
+    });
+    const json = (await jsonRes.json<Page>()).data;
     expect(Object.keys(rows[0]!)).toEqual([...CSV_COLUMNS]);
     expect(rows.map((r) => r.id)).toEqual(json.map((s) => s.id));
     rows.forEach((row, i) => {
@@ -176,7 +176,7 @@ describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
       expect(row.content_display).toBe(s.content_display);
       expect(row.source_name).toBe(s.source.name);
       expect(row.is_anomaly).toBe(String(s.is_anomaly));
-      expect(row.lat).toBe(s.lat === null ? '' : String(s.lat));
+      expect(row.lat).toBe(s.lat === null ? '' : String(s.lat as number));
     });
     const cartel = rows.find((r) => r.source_url === FIXTURE.bogotaCartel.source_url)!;
     expect(cartel.title).toBe(`'${FIXTURE.bogotaCartel.title}`);
@@ -213,9 +213,11 @@ describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
   });
 
   it('lists every invalid field at once', async () => {
-    const body = (await (await get('/api/v1/signals?limit=0&min_score=11&valence=x')).json()) as {
+    const body = await (
+      await get('/api/v1/signals?limit=0&min_score=11&valence=x')
+    ).json<{
       errors: { path: string }[];
-    };
+    }>();
     expect(body.errors.map((e) => e.path).sort()).toEqual(['limit', 'min_score', 'valence']);
   });
 
@@ -227,11 +229,11 @@ describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
     const id = [...nameOf.entries()].find(([, n]) => n === 'lagosPort')![0];
     const res = await get(`/api/v1/signals/${id}`);
     expect(res.status).toBe(200);
-    const body = (await res.json()) as {
+    const body = await res.json<{
       id: string;
       entities: { name: string; type: string; count: number }[];
       source: Record<string, unknown>;
-    };
+    }>();
     expect(body.id).toBe(id);
     expect(body.entities).toContainEqual({ name: 'Lagos', type: 'location', count: 2 }); // title and text
     expect(body.source).toMatchObject({
@@ -245,17 +247,17 @@ describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
   it('answers 404 for an unknown signal and 400 for a malformed id', async () => {
     const missing = await get('/api/v1/signals/00000000-0000-4000-8000-000000000000');
     expect(missing.status).toBe(404);
-    expect(((await missing.json()) as { code: string }).code).toBe('not_found');
+    expect((await missing.json<{ code: string }>()).code).toBe('not_found');
     const malformed = await get('/api/v1/signals/not-a-uuid');
     expect(malformed.status).toBe(400);
-    expect(((await malformed.json()) as { errors: { path: string }[] }).errors[0]!.path).toBe('id');
+    expect((await malformed.json<{ errors: { path: string }[] }>()).errors[0]!.path).toBe('id');
   });
 
   it('needs a key: 401 missing_api_key with WWW-Authenticate', async () => {
     const res = await get('/api/v1/signals', {});
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    expect(((await res.json()) as { code: string }).code).toBe('missing_api_key');
+    expect((await res.json<{ code: string }>()).code).toBe('missing_api_key');
   });
 
   it.each([
@@ -266,7 +268,7 @@ describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
     const raw = presented === 'UNKNOWN' ? (await import('../../src/keys/key')).generateKey() : presented;
     const res = await get('/api/v1/signals', { 'X-Api-Key': raw });
     expect(res.status).toBe(401);
-    expect(((await res.json()) as { code: string }).code).toBe('invalid_api_key');
+    expect((await res.json<{ code: string }>()).code).toBe('invalid_api_key');
   });
 
   it('accepts the key as Authorization: Bearer', async () => {
@@ -278,6 +280,6 @@ describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
     const res = await get('/api/v1/nothing-here');
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(((await res.json()) as { code: string }).code).toBe('not_found');
+    expect((await res.json<{ code: string }>()).code).toBe('not_found');
   });
 });

@@ -12,9 +12,13 @@ describe('system endpoints', () => {
   });
 
   it('freshness reports the latest times, lag and stale sources', async () => {
-    const body = (await (await app.fetch('/api/v1/freshness')).json()) as Record<string, unknown> & {
-      stale_sources: { name: string }[];
-    };
+    const body = await (
+      await app.fetch('/api/v1/freshness')
+    ).json<
+      Record<string, unknown> & {
+        stale_sources: { name: string }[];
+      }
+    >();
     expect(body.latest_published_at).toBe('2026-11-21T18:00:00.000Z');
     expect(typeof body.latest_ingested_at).toBe('string');
     expect(body.stale_source_hours).toBe(48);
@@ -23,10 +27,12 @@ describe('system endpoints', () => {
   });
 
   it('serves the OpenAPI 3.1 document and the docs page', async () => {
-    const doc = (await (await app.fetch('/api/v1/openapi.json')).json()) as {
+    const doc = await (
+      await app.fetch('/api/v1/openapi.json')
+    ).json<{
       openapi: string;
       paths: Record<string, unknown>;
-    };
+    }>();
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining(['/api/v1/signals', '/api/v1/signals/{id}', '/api/v1/health', '/api/v1/keys']),
@@ -35,7 +41,7 @@ describe('system endpoints', () => {
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
     expect(await page.text()).toContain('/api/v1/openapi.json');
     const asJson = await app.fetch('/api/v1/docs', { headers: { Accept: 'application/json' } });
-    expect(((await asJson.json()) as { openapi: string }).openapi).toBe('3.1.0');
+    expect((await asJson.json<{ openapi: string }>()).openapi).toBe('3.1.0');
   });
 
   it('sends security headers and open CORS without credentials', async () => {
@@ -84,7 +90,7 @@ describe('system endpoints', () => {
       const res = await down.fetch('/api/v1/health');
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBe('5');
-      expect(((await res.json()) as { code: string }).code).toBe('service_unavailable');
+      expect((await res.json<{ code: string }>()).code).toBe('service_unavailable');
       const freshness = await down.fetch('/api/v1/freshness');
       expect(freshness.status).toBe(503);
       expect(freshness.headers.get('content-type')).toMatch(/problem\+json/);

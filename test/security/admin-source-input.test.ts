@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSON_DEPTH_LIMIT, jsonDepth } from '../../src/http/body';
 import { admin, createKey, startTestApp, type TestApp, withTestApp } from '../support/harness';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 /** `{"a":{"a":…{"a":1}…}}` nested `depth` objects deep, built as text (no recursion). */
 const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
@@ -50,7 +50,7 @@ describe('admin source input', () => {
       path,
       admin({ method, headers: { 'Content-Type': 'application/json' }, body }),
     );
-    return { status: res.status, body: (await res.json()) as Json };
+    return { status: res.status, body: await res.json<Json>() };
   };
   const source = (name: string, extra: Record<string, unknown> = {}) =>
     JSON.stringify({ connector: 'rss', name, url: 'https://news.example.org/world.rss', ...extra });
@@ -88,7 +88,7 @@ describe('admin source input', () => {
         body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_stats","arguments":{"x":${nested(5000)}}}}`,
       });
       expect({ path, status: res.status }).toEqual({ path, status: 400 });
-      expect(((await res.json()) as Json).code).toBe('invalid_request');
+      expect((await res.json<Json>()).code).toBe('invalid_request');
     }
   });
 

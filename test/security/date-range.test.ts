@@ -8,7 +8,7 @@ import { seedCatalogue, sourceByName } from '../../src/sources/rows';
 import { FIXTURE } from '../support/fixture';
 import { admin, backends, json, withTestApp } from '../support/harness';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 const item = (n: number, published_at: string) => ({
   ...FIXTURE.kyivStrike,
@@ -37,7 +37,7 @@ describe('calendar check', () => {
 describe.each(backends)('dates outside the accepted range on $name', (backend) => {
   const get = async (path: string) => {
     const res = await app.fetch(path, { headers: { 'X-Api-Key': app.key } });
-    return { status: res.status, body: (await res.json()) as Json };
+    return { status: res.status, body: await res.json<Json>() };
   };
   const app = withTestApp({
     open: backend.open,
@@ -58,7 +58,7 @@ describe.each(backends)('dates outside the accepted range on $name', (backend) =
         ]),
       ),
     );
-    expect(((await res.json()) as Json).accepted).toBe(3);
+    expect((await res.json<Json>()).accepted).toBe(3);
   });
 
   it('admin ingest rejects each out-of-range item by position and stores the rest', async () => {
@@ -74,7 +74,7 @@ describe.each(backends)('dates outside the accepted range on $name', (backend) =
     ];
     const res = await app.fetch('/api/v1/admin/signals', admin(json(batch)));
     expect(res.status).toBe(200);
-    const body = (await res.json()) as Json;
+    const body = await res.json<Json>();
     expect(body).toMatchObject({ accepted: 1, rejected: 6 });
     expect(body.errors.map((e: Json) => [e.index, e.errors[0].path])).toEqual([
       [0, 'published_at'],

@@ -53,7 +53,7 @@ describe('the docs page without internet', () => {
     );
     const refused = answers[59]!;
     expect(refused.status).toBe(429);
-    expect(((await refused.json()) as { code: string }).code).toBe('rate_limited');
+    expect((await refused.json<{ code: string }>()).code).toBe('rate_limited');
   });
 });
 

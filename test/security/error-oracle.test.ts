@@ -47,16 +47,16 @@ describe('delivery failures are classified, never raw error text', () => {
   async function register(url: string, on: Pick<TestApp, 'fetch'> = app, apiKey = key): Promise<string> {
     const res = await on.fetch('/api/v1/webhooks', keyCall(apiKey, 'POST', { url }));
     expect(res.status).toBe(201);
-    return ((await res.json()) as { id: string }).id;
+    return (await res.json<{ id: string }>()).id;
   }
   async function ping(id: string, on: Pick<TestApp, 'fetch'> = app, apiKey = key): Promise<TestAnswer> {
     const res = await on.fetch(`/api/v1/webhooks/${id}/test`, keyCall(apiKey, 'POST'));
     expect(res.status).toBe(200);
-    return (await res.json()) as TestAnswer;
+    return await res.json<TestAnswer>();
   }
   async function logged(id: string, on: Pick<TestApp, 'fetch'> = app, apiKey = key): Promise<Delivery[]> {
     const res = await on.fetch(`/api/v1/webhooks/${id}/deliveries`, keyCall(apiKey, 'GET'));
-    return ((await res.json()) as { data: Delivery[] }).data;
+    return (await res.json<{ data: Delivery[] }>()).data;
   }
 
   const urls: Record<string, () => Promise<string>> = {

@@ -43,7 +43,7 @@ describe('expensive reads', () => {
   it('refuses an offset past 10,000 with a 400 that points at cursor, and accepts 10,000', async () => {
     const deep = await get('/api/v1/signals?offset=10001', true);
     expect(deep.status).toBe(400);
-    const body = (await deep.json()) as { code: string; errors: { path: string; message: string }[] };
+    const body = await deep.json<{ code: string; errors: { path: string; message: string }[] }>();
     expect(body.code).toBe('invalid_request');
     expect(body.errors[0]!.path).toBe('offset');
     expect(body.errors[0]!.message).toMatch(/cursor/);

@@ -69,7 +69,7 @@ describe('ingest request size', () => {
       );
       expect(res.status).toBe(413);
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-      const problem = (await res.json()) as { code: string; detail: string };
+      const problem = await res.json<{ code: string; detail: string }>();
       expect(problem.code).toBe('payload_too_large');
       expect(problem.detail).toMatch(/5000 items/);
     }

@@ -100,20 +100,20 @@ describe('limit evasion', () => {
         as({ method: 'POST', body: JSON.stringify({ name: `k${i}` }) }),
       );
       expect(res.status).toBe(201);
-      const { id } = (await res.json()) as { id: string };
+      const { id } = await res.json<{ id: string }>();
       // Revoked at once, so the 10-active-keys limit never binds: only the daily one can.
       expect((await app.fetch(`/api/v1/keys/${id}`, as({ method: 'DELETE' }))).status).toBe(204);
     }
     const refused = await app.fetch('/api/v1/keys', as({ method: 'POST', body: '{}' }));
     expect(refused.status).toBe(429);
     expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(((await refused.json()) as Problem).code).toBe('rate_limited');
+    expect((await refused.json<Problem>()).code).toBe('rate_limited');
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(23 * 3600);
     expect(retryAfter).toBeLessThanOrEqual(24 * 3600);
     expect(refused.headers.get('x-ratelimit-limit')).toBe('10');
     expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
-    const list = (await (await app.fetch('/api/v1/keys', as())).json()) as { data: unknown[] };
+    const list = await (await app.fetch('/api/v1/keys', as())).json<{ data: unknown[] }>();
     expect(list.data).toHaveLength(11);
   });
 
@@ -135,7 +135,7 @@ describe('limit evasion', () => {
     expect(statuses).toEqual(Array(10).fill(401));
     const blocked = await adminCall(ADMIN_TOKEN, '2001:db8:aa::2');
     expect(blocked.status).toBe(429);
-    expect(((await blocked.json()) as Problem).code).toBe('rate_limited');
+    expect((await blocked.json<Problem>()).code).toBe('rate_limited');
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     // Another address is not affected.
     expect((await adminCall(ADMIN_TOKEN, '198.51.100.20')).status).toBe(201);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { withTestApp, seedFixtures } from '../support/harness';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 const call = (id: number) => ({
   jsonrpc: '2.0',
@@ -30,7 +30,7 @@ describe('MCP limits', () => {
     const res = await post(JSON.stringify(Array.from({ length: 10 }, (_, i) => call(i))));
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
-    const body = (await res.json()) as Json;
+    const body = await res.json<Json>();
     expect(body.code).toBe('invalid_request');
     expect(body.detail).toMatch(/one JSON-RPC message/);
     // A thousand calls do not even fit the body cap.
@@ -43,7 +43,7 @@ describe('MCP limits', () => {
     for (let i = 0; i < 3; i++) {
       const res = await post(JSON.stringify(call(i)));
       expect(res.status).toBe(200);
-      const body = (await res.json()) as Json;
+      const body = await res.json<Json>();
       expect(body.result.structuredContent).toBeDefined();
       remaining.push(Number(res.headers.get('x-ratelimit-remaining')));
     }
@@ -59,7 +59,7 @@ describe('MCP limits', () => {
     const res = await post(big);
     expect(res.status).toBe(413);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
-    expect(((await res.json()) as Json).code).toBe('payload_too_large');
+    expect((await res.json<Json>()).code).toBe('payload_too_large');
   });
 
   it.each([
@@ -70,7 +70,7 @@ describe('MCP limits', () => {
   ] as const)('answers %s with a 400 whose detail says why', async (_, body, headers) => {
     const res = await post(body, headers);
     expect(res.status).toBe(400);
-    const problem = (await res.json()) as Json;
+    const problem = await res.json<Json>();
     expect(problem.detail.trim().length).toBeGreaterThan(0);
   });
 });

@@ -144,7 +144,7 @@ describe('the Workers outbound fetch keeps the literal checks', () => {
   it('refuses private literals without calling the platform fetch', async () => {
     const called: string[] = [];
     const platform = (async (input: RequestInfo | URL) => {
-      called.push(String(input));
+      called.push(input instanceof Request ? input.url : input.toString());
       return new Response('ok');
     }) as typeof fetch;
     const worker = workerOutboundFetch({ fetch: platform });

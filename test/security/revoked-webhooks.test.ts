@@ -44,7 +44,7 @@ describe("a revoked key's webhooks", () => {
   async function secondKey(key: string): Promise<{ id: string; key: string }> {
     const res = await app.fetch('/api/v1/keys', keyCall(key, 'POST', { name: 'second' }));
     expect(res.status).toBe(201);
-    return (await res.json()) as { id: string; key: string };
+    return await res.json<{ id: string; key: string }>();
   }
 
   it('are deleted by the revocation, and nothing is delivered for them', async () => {
@@ -105,7 +105,7 @@ describe("a revoked key's webhooks", () => {
     );
     expect(refused.status).toBe(409);
     expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    const problem = (await refused.json()) as Problem;
+    const problem = await refused.json<Problem>();
     expect(problem.code).toBe('webhook_limit_reached');
     expect(problem.detail).toMatch(/5 per active key/);
     expect(await app.db.select().from(webhooks).where(eq(webhooks.keyId, first.id))).toHaveLength(0);

@@ -40,7 +40,7 @@ describe('webhook ports', () => {
   ])('refuses %s at create with 400 naming url', async (url) => {
     const res = await app.fetch('/api/v1/webhooks', keyCall(key, 'POST', { url }));
     expect(res.status).toBe(400);
-    const problem = (await res.json()) as Problem;
+    const problem = await res.json<Problem>();
     expect(problem.code).toBe('invalid_request');
     expect(problem.errors).toEqual([{ path: 'url', message: expect.stringMatching(/port 443/) }]);
     expect(await app.db.select().from(webhooks).where(eq(webhooks.url, url))).toHaveLength(0);
@@ -57,13 +57,13 @@ describe('webhook ports', () => {
       '/api/v1/webhooks',
       keyCall(key, 'POST', { url: 'https://hooks.example.com/in' }),
     );
-    const { id } = (await created.json()) as { id: string };
+    const { id } = await created.json<{ id: string }>();
     const res = await app.fetch(
       `/api/v1/webhooks/${id}`,
       keyCall(key, 'POST', { url: 'https://hooks.example.com:6379/' }),
     );
     expect(res.status).toBe(400);
-    expect(((await res.json()) as Problem).errors?.map((e) => e.path)).toEqual(['url']);
+    expect((await res.json<Problem>()).errors?.map((e) => e.path)).toEqual(['url']);
     const [row] = await app.db.select().from(webhooks).where(eq(webhooks.id, id));
     expect(row!.url).toBe('https://hooks.example.com/in');
   });
@@ -86,7 +86,7 @@ describe('webhook ports', () => {
       '/api/v1/webhooks',
       keyCall(key, 'POST', { url: 'https://hooks.example.com:8443/in' }),
     );
-    const { id } = (await created.json()) as { id: string };
+    const { id } = await created.json<{ id: string }>();
     const [row] = await app.db.select().from(webhooks).where(eq(webhooks.id, id));
     expect((await sendTestDelivery(extra.deps, row!)).ok).toBe(true);
     expect(attempted).toEqual(['https://hooks.example.com:8443/in']);

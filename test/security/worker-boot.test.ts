@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import worker from '../../src/index';
-import type { WorkerEnv } from '../../src/worker-deps';
 
 const ctx = {
   waitUntil: () => undefined,
@@ -20,14 +19,10 @@ describe('the API Worker without usable configuration', () => {
     ],
   ])('answers problem+json 503 service_unavailable with %s, and logs why', async (_what, env, reason) => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const res = await worker.fetch(
-      new Request('https://api.example.com/api/v1/health'),
-      env as WorkerEnv,
-      ctx,
-    );
+    const res = await worker.fetch(new Request('https://api.example.com/api/v1/health'), env, ctx);
     expect(res.status).toBe(503);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    const body = (await res.json()) as { code: string; status: number; detail: string };
+    const body = await res.json<{ code: string; status: number; detail: string }>();
     expect(body).toMatchObject({ status: 503, code: 'service_unavailable' });
     // The reason goes to the log, not to the caller.
     expect(body.detail).not.toMatch(reason);

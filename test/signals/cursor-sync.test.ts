@@ -63,7 +63,7 @@ describe.each(backends)('keyset pages and sync on $name', (backend) => {
   const page = async (query: string): Promise<Page> => {
     const res = await get(`/api/v1/signals?${query}`);
     expect(res.status, await res.clone().text()).toBe(200);
-    return (await res.json()) as Page;
+    return await res.json<Page>();
   };
   /** Every signal of `query`, following next_cursor (or next_offset) page by page. */
   const walk = async (query: string, by: 'cursor' | 'offset', between?: (n: number) => Promise<void>) => {
@@ -172,17 +172,21 @@ describe.each(backends)('keyset pages and sync on $name', (backend) => {
     expect(listed.every((s) => s.retracted_at === null)).toBe(true);
     expect((await get(`/api/v1/signals/${retracted.id}`)).status).toBe(404);
     expect((await get(`/api/v1/signals/${revised.id}`)).status).toBe(200);
-    const exported = (await (await app.fetch('/api/export?format=json&country=NZ&limit=1000')).json()) as {
+    const exported = await (
+      await app.fetch('/api/export?format=json&country=NZ&limit=1000')
+    ).json<{
       data: Signal[];
-    };
+    }>();
     expect(exported.data.map((s) => s.id)).not.toContain(retracted.id);
     expect(exported.data).toHaveLength(6);
     const feed = await (await get('/api/v1/feed?format=json&country=NZ&limit=50')).text();
     expect(feed).toContain('sync council note');
     expect(feed).not.toContain(retracted.title);
-    const entity = (await (await get('/api/v1/entity?name=Lagos&limit=100')).json()) as {
+    const entity = await (
+      await get('/api/v1/entity?name=Lagos&limit=100')
+    ).json<{
       data: { id: string }[];
-    };
+    }>();
     expect(entity.data.map((s) => s.id)).toContain(revised.id);
     expect(entity.data.map((s) => s.id)).not.toContain(retracted.id);
   });
@@ -220,7 +224,7 @@ describe.each(backends)('keyset pages and sync on $name', (backend) => {
     const res = await get('/api/v1/signals?format=geojson&limit=100');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/geo+json');
-    const doc = (await res.json()) as Record<string, unknown>;
+    const doc = await res.json<Record<string, unknown>>();
     const features = checkFeatureCollection(doc);
     const json = await page('limit=100');
     expect(features.map((f) => f.properties)).toEqual(json.data);
@@ -229,10 +233,10 @@ describe.each(backends)('keyset pages and sync on $name', (backend) => {
     expect(doc.pagination).toEqual(json.pagination);
 
     const next = await get(`/api/v1/signals?format=geojson&limit=2&country=CH`);
-    const cursor = ((await next.json()) as { pagination: Pagination }).pagination.next_cursor!;
-    const more = (await (
+    const cursor = (await next.json<{ pagination: Pagination }>()).pagination.next_cursor!;
+    const more = await (
       await get(`/api/v1/signals?format=geojson&limit=2&country=CH&cursor=${cursor}`)
-    ).json()) as Record<string, unknown>;
+    ).json<Record<string, unknown>>();
     const [, second] = (await page('limit=2&offset=2&country=CH')).data.map((s) => s.id);
     expect(checkFeatureCollection(more).map((f) => f.id)[1]).toBe(second);
   });
@@ -242,10 +246,10 @@ describe.each(backends)('keyset pages and sync on $name', (backend) => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/geo+json');
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="signals-2026-11-23.geojson"');
-    const doc = (await res.json()) as Record<string, unknown>;
+    const doc = await res.json<Record<string, unknown>>();
     const features = checkFeatureCollection(doc);
     expect(doc.count).toBe(features.length);
-    const json = (await (await app.fetch('/api/export?format=json&limit=1000')).json()) as { data: Signal[] };
+    const json = await (await app.fetch('/api/export?format=json&limit=1000')).json<{ data: Signal[] }>();
     expect(features.map((f) => f.properties)).toEqual(json.data);
   });
 
@@ -259,11 +263,11 @@ describe.each(backends)('keyset pages and sync on $name', (backend) => {
         const at = by === 'cursor' ? (next === '' ? '' : `&cursor=${next}`) : `&offset=${next}`;
         const res = await get(`${query}${at}`);
         expect(res.status, await res.clone().text()).toBe(200);
-        const body = (await res.json()) as {
+        const body = await res.json<{
           data: { id: string }[];
           total_signals: number;
           pagination: Pagination;
-        };
+        }>();
         total ??= body.total_signals;
         expect(body.total_signals).toBe(total);
         seen[i]!.push(...body.data.map((s) => s.id));
@@ -273,12 +277,14 @@ describe.each(backends)('keyset pages and sync on $name', (backend) => {
     }
     expect(seen[0]!.length).toBeGreaterThan(8);
     expect(seen[0]).toEqual(seen[1]);
-    const other = (await (await get('/api/v1/entity?name=Lagos&limit=4&days=60')).json()) as {
+    const other = await (
+      await get('/api/v1/entity?name=Lagos&limit=4&days=60')
+    ).json<{
       pagination: Pagination;
-    };
+    }>();
     const res = await get(`${query}&cursor=${other.pagination.next_cursor}`);
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { errors: { path: string }[] }).errors[0]!.path).toBe('cursor');
+    expect((await res.json<{ errors: { path: string }[] }>()).errors[0]!.path).toBe('cursor');
   });
 
   it.each([
@@ -299,14 +305,18 @@ describe.each(backends)('keyset pages and sync on $name', (backend) => {
   });
 
   it('explains the offset cap and exclusion-only searches', async () => {
-    const deep = (await (await get('/api/v1/signals?offset=10001')).json()) as {
+    const deep = await (
+      await get('/api/v1/signals?offset=10001')
+    ).json<{
       errors: { message: string }[];
-    };
+    }>();
     expect(deep.errors[0]!.message).toMatch(/cursor/);
     expect((await get('/api/v1/signals?offset=10000')).status).toBe(200);
-    const search = (await (await get('/api/v1/signals?search=-zzzz')).json()) as {
+    const search = await (
+      await get('/api/v1/signals?search=-zzzz')
+    ).json<{
       errors: { message: string }[];
-    };
+    }>();
     expect(search.errors[0]!.message).toMatch(/exclusions alone/);
     expect((await get('/api/v1/signals?search=power%20-zzzz')).status).toBe(200);
     // A stop word is no term: with nothing the index can look up, nothing is read or matched.
@@ -326,7 +336,7 @@ describe.each(backends)('keyset pages and sync on $name', (backend) => {
     ]) {
       const res = await get(`/api/v1/signals?${query}`);
       expect(res.status, query).toBe(400);
-      const body = (await res.json()) as { errors: { path: string }[] };
+      const body = await res.json<{ errors: { path: string }[] }>();
       expect(body.errors.map((e) => e.path)).toEqual(['cursor']);
     }
   });

@@ -153,7 +153,7 @@ describe.each(backends)('a page of signals written by Postgres on $name', (backe
       record_delimiter: '\r\n',
       relax_quotes: false,
       relax_column_count: false,
-    }) as string[][];
+    });
     expect(text.endsWith('\r\n')).toBe(true);
     // Outside quoted fields, a line break only ever ends a record (a parser set to CRLF would
     // read a bare LF into the field; a spreadsheet would start a new row).

@@ -70,7 +70,7 @@ describe.skipIf(!testDatabaseUrl()).each(DRIVERS)('statement timeout through $na
       expect(res.status).toBe(503);
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      const body = (await res.json()) as { code: string; status: number; detail: string };
+      const body = await res.json<{ code: string; status: number; detail: string }>();
       expect(body).toMatchObject({ code: 'service_unavailable', status: 503 });
       expect(body.detail).toMatch(/took longer/);
     } finally {
@@ -80,7 +80,7 @@ describe.skipIf(!testDatabaseUrl()).each(DRIVERS)('statement timeout through $na
 
     const after = await signalsPage();
     expect(after.status).toBe(200);
-    expect(((await after.json()) as { data: unknown[] }).data).toHaveLength(5);
+    expect((await after.json<{ data: unknown[] }>()).data).toHaveLength(5);
     const [setting] = await queryRows<{ statement_timeout: string }>(
       database.db,
       sql`SHOW statement_timeout`,

@@ -6,7 +6,7 @@ import { seedCatalogue } from '../../src/sources/rows';
 import { admin, backends, createKey, withTestApp } from '../support/harness';
 import { fixture } from './support';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 describe.each(backends)('admin sources API on $name', (backend) => {
   // opening a database and a server is slow on a loaded machine
@@ -148,7 +148,7 @@ describe.each(backends)('admin sources API on $name', (backend) => {
     const { key } = await createKey(app.db, 'pro');
     const res = await app.fetch('/api/v1/sources', { headers: { 'X-Api-Key': key } });
     expect(res.status).toBe(200);
-    const listed = ((await res.json()) as Json).data as Json[];
+    const listed = (await res.json<Json>()).data as Json[];
     // Enabled live sources show even before their first signal; disabled ones without signals do not.
     expect(listed.find((s) => s.name === 'GDACS alerts')).toMatchObject({
       connector: 'gdacs',
@@ -166,7 +166,7 @@ describe.each(backends)('admin sources API on $name', (backend) => {
       last_error: null,
     });
 
-    const fresh = (await (await app.fetch('/api/v1/freshness')).json()) as Json;
+    const fresh = await (await app.fetch('/api/v1/freshness')).json<Json>();
     const gdacs = (fresh.live_sources as Json[]).find((s) => s.name === 'GDACS alerts');
     expect(gdacs).toMatchObject({ connector: 'gdacs', consecutive_failures: 2, item_lag_seconds: null });
     expect(gdacs!.poll_lag_seconds).toBeGreaterThanOrEqual(600);

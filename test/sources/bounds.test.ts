@@ -234,7 +234,7 @@ describe('ingest of large and over-cap documents on the real server', () => {
       expect(health.status).toBe(200);
       const ingested = await ingest;
       expect(ingested.status).toBe(200);
-      expect(((await ingested.json()) as { accepted: number }).accepted).toBe(4000);
+      expect((await ingested.json<{ accepted: number }>()).accepted).toBe(4000);
       expect(marks[0]).toBe('health answered');
     } finally {
       await server.close();

@@ -11,7 +11,7 @@ import { context, fixture, parse } from './support';
  * revised copy (the fixture text edited as upstream would) updates one signal in place and
  * shows up in `updated_since` sync.
  */
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const editJson = (document: string, edit: (doc: Json) => void) => {
   const doc = JSON.parse(document) as Json;
   edit(doc);
@@ -175,11 +175,11 @@ describe.each(backends)('connector ingest end to end on $name', (backend) => {
       `/api/v1/admin/sources/${connector}/ingest${query}`,
       admin({ method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body }),
     );
-    return { status: res.status, body: (await res.json()) as Json };
+    return { status: res.status, body: await res.json<Json>() };
   };
   const get = async (path: string) => {
     const res = await app.fetch(path, { headers: { 'X-Api-Key': app.key } });
-    return { status: res.status, body: (await res.json()) as Json };
+    return { status: res.status, body: await res.json<Json>() };
   };
   const signalCount = async () =>
     (await queryRows<{ n: number }>(app.db, sql`SELECT count(*)::int AS n FROM signals`))[0]!.n;
@@ -251,7 +251,7 @@ describe.each(backends)('connector ingest end to end on $name', (backend) => {
     expect(revised.body.ids).toHaveLength(1);
     const id = revised.body.ids[0] as string;
     expect(await signalCount()).toBe(total);
-    const after = (await get(`/api/v1/signals/${id}`)).body as Json;
+    const after = (await get(`/api/v1/signals/${id}`)).body;
     const stored = (after.data ?? after) as Json;
     c.revised(stored);
     expect(Date.parse(stored.updated_at)).toBeGreaterThan(Date.parse(mark));

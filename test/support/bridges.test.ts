@@ -206,7 +206,7 @@ describe.skipIf(!redisUrl)('Upstash Redis + Ratelimit through the REST bridge', 
 
     await redis.set(key('pstr'), 'abc');
     const withErrors = await redis.pipeline().incr(key('pstr')).get(key('pstr')).exec({ keepErrors: true });
-    expect(withErrors[0]!.error).toMatch(/not an integer/);
+    expect(withErrors[0].error).toMatch(/not an integer/);
     expect(withErrors[1]).toEqual({ error: undefined, result: 'abc' });
 
     const tx = await redis.multi().set(key('m'), 'v').incr(key('mc')).get(key('m')).exec();

@@ -271,7 +271,7 @@ export function closeAfterAll() {
 export async function expectInvalid(res: Response, field: string): Promise<void> {
   expect(res.status).toBe(400);
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  const body = (await res.json()) as { code: string; status: number; errors: { path: string }[] };
+  const body = await res.json<{ code: string; status: number; errors: { path: string }[] }>();
   expect(body.code).toBe('invalid_request');
   expect(body.status).toBe(400);
   expect(body.errors.map((e) => e.path)).toContain(field);

@@ -157,8 +157,8 @@ export async function assertRedisReachable(url: string): Promise<void> {
     await redis.connect();
     await redis.ping();
   } catch (err) {
-    const cause = lastError ?? (err as Error);
-    throw new Error(`Redis at ${redact(url)} is unreachable: ${cause.message}`, { cause });
+    const reason = lastError ?? (err as Error);
+    throw new Error(`Redis at ${redact(url)} is unreachable: ${reason.message}`, { cause: err });
   } finally {
     redis.disconnect();
   }

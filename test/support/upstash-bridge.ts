@@ -165,8 +165,8 @@ export async function startUpstashBridge(opts: UpstashBridgeOptions = {}): Promi
     await redis.ping();
   } catch (err) {
     redis.disconnect();
-    const cause = lastError ?? (err as Error);
-    throw new Error(`Upstash bridge: Redis at ${redisUrl} is unreachable: ${cause.message}`, { cause });
+    const reason = lastError ?? (err as Error);
+    throw new Error(`Upstash bridge: Redis at ${redisUrl} is unreachable: ${reason.message}`, { cause: err });
   }
 
   /** sha1(original script) -> sha1(script as rewritten and loaded into Redis). */
@@ -192,7 +192,11 @@ export async function startUpstashBridge(opts: UpstashBridgeOptions = {}): Promi
     }
     // The client sends strings, numbers and booleans (objects arrive pre-stringified).
     const [rawName, ...rawArgs] = command.map((part: unknown) =>
-      typeof part === 'string' ? part : typeof part === 'object' ? JSON.stringify(part) : String(part),
+      typeof part === 'string'
+        ? part
+        : typeof part === 'object'
+          ? JSON.stringify(part)
+          : String(part as number | boolean),
     );
     // Upper-case on purpose: ioredis picks reply transformers (e.g. hgetall ->
     // object) by the exact lower-case name; we want the raw RESP reply.
@@ -221,7 +225,7 @@ export async function startUpstashBridge(opts: UpstashBridgeOptions = {}): Promi
     if (typeof value === 'number') return value;
     if (Array.isArray(value)) return value.map((item) => encode(item, base64));
     if (value instanceof Error) return encode(value.message, base64);
-    const buffer = Buffer.isBuffer(value) ? value : Buffer.from(String(value));
+    const buffer = Buffer.isBuffer(value) ? value : Buffer.from(String(value as string | number));
     if (!base64) return buffer.toString('utf8');
     // The client decodes every string from base64 except the literal "OK".
     return buffer.equals(OK) ? 'OK' : buffer.toString('base64');

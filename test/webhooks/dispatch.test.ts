@@ -3,7 +3,6 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
-import type { Database } from '../../src/db/client';
 import { webhooks } from '../../src/db/schema';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { backoffMs, DELIVERY_LOG_DAYS, dispatchWebhooks, PAUSE_AFTER_MS } from '../../src/webhooks/dispatch';
@@ -330,7 +329,7 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     const isOpen = new Promise<void>((resolve) => (opened = resolve));
     // A slow ingest: its rows are stamped at its start but become visible only at its commit.
     const slow = database.db.transaction(async (tx) => {
-      await ingestSignals(tx as unknown as Database, [early]);
+      await ingestSignals(tx, [early]);
       opened();
       await held;
     });

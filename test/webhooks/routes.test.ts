@@ -45,7 +45,7 @@ describe('webhook registration', () => {
       }),
     );
     expect(created.status).toBe(201);
-    const record = (await created.json()) as Record<string, unknown>;
+    const record = await created.json<Record<string, unknown> & { id: string }>();
     expect(record).toMatchObject({
       url: 'https://hooks.example.com/in',
       name: 'SOC',
@@ -67,9 +67,11 @@ describe('webhook registration', () => {
     expect(stored!.secretCiphertext).toMatch(/^v2\./);
     expect(stored!.secretCiphertext).not.toContain(SECRET);
 
-    const list = (await (await app.fetch('/api/v1/webhooks', keyCall(key, 'GET'))).json()) as {
+    const list = await (
+      await app.fetch('/api/v1/webhooks', keyCall(key, 'GET'))
+    ).json<{
       data: unknown[];
-    };
+    }>();
     expect(list.data).toEqual([record]);
 
     const paused = await app.fetch(
@@ -98,7 +100,7 @@ describe('webhook registration', () => {
       '/api/v1/webhooks',
       keyCall(owner.key, 'POST', { url: 'https://hooks.example.com/a' }),
     );
-    const { id } = (await res.json()) as { id: string };
+    const { id } = await res.json<{ id: string }>();
     for (const [method, path, body] of [
       ['POST', `/api/v1/webhooks/${id}`, { active: false }],
       ['DELETE', `/api/v1/webhooks/${id}`, undefined],
@@ -107,11 +109,13 @@ describe('webhook registration', () => {
     ] as const) {
       const attempt = await app.fetch(path, keyCall(other.key, method, body));
       expect(attempt.status, `${method} ${path}`).toBe(404);
-      expect(((await attempt.json()) as Problem).code).toBe('not_found');
+      expect((await attempt.json<Problem>()).code).toBe('not_found');
     }
-    const list = (await (await app.fetch('/api/v1/webhooks', keyCall(other.key, 'GET'))).json()) as {
+    const list = await (
+      await app.fetch('/api/v1/webhooks', keyCall(other.key, 'GET'))
+    ).json<{
       data: unknown[];
-    };
+    }>();
     expect(list.data).toEqual([]);
   });
 
@@ -143,7 +147,7 @@ describe('webhook registration', () => {
     const { key } = await createKey(app.db);
     const res = await app.fetch('/api/v1/webhooks', keyCall(key, 'POST', body));
     expect(res.status).toBe(400);
-    const problem = (await res.json()) as Problem;
+    const problem = await res.json<Problem>();
     expect(problem.code).toBe('invalid_request');
     expect(problem.errors!.map((e) => e.path)).toContain(field);
   });
@@ -160,10 +164,10 @@ describe('webhook registration', () => {
       '/api/v1/webhooks',
       keyCall(key, 'POST', { url: 'https://hooks.example.com/u' }),
     );
-    const { id } = (await res.json()) as { id: string };
+    const { id } = await res.json<{ id: string }>();
     const update = await app.fetch(`/api/v1/webhooks/${id}`, keyCall(key, 'POST', body));
     expect(update.status).toBe(400);
-    const problem = (await update.json()) as Problem;
+    const problem = await update.json<Problem>();
     expect(problem.code).toBe('invalid_request');
     expect(problem.errors!.map((e) => e.path)).toContain(field);
   });
@@ -183,7 +187,7 @@ describe('webhook registration', () => {
       headers: { 'X-Api-Key': key, 'Content-Type': 'application/json' },
       body: '{"url":',
     });
-    expect(((await broken.json()) as Problem).code).toBe('invalid_json');
+    expect((await broken.json<Problem>()).code).toBe('invalid_json');
     const badId = await app.fetch('/api/v1/webhooks/not-a-uuid', keyCall(key, 'DELETE'));
     expect(badId.status).toBe(400);
   });
@@ -201,7 +205,7 @@ describe('webhook registration', () => {
         '/api/v1/webhooks',
         keyCall(key, 'POST', { url: receiver.url, secret: SECRET }),
       );
-      const { id } = (await res.json()) as { id: string };
+      const { id } = await res.json<{ id: string }>();
       for (const expected of [500, 200]) {
         const test = await insecure.fetch(`/api/v1/webhooks/${id}/test`, keyCall(key, 'POST'));
         expect(test.status).toBe(200);
@@ -210,18 +214,20 @@ describe('webhook registration', () => {
       const last = receiver.received.at(-1)!;
       expect(last.headers['x-service-signature-256']).toMatch(/^sha256=[0-9a-f]{64}$/);
       expect(last.body).toMatchObject({ webhook_id: id, signal_count: 1 });
-      const log = (await (
+      const log = await (
         await insecure.fetch(`/api/v1/webhooks/${id}/deliveries`, keyCall(key, 'GET'))
-      ).json()) as {
+      ).json<{
         data: { status: number; test: boolean }[];
-      };
+      }>();
       expect(log.data.map((d) => [d.status, d.test])).toEqual([
         [200, true],
         [500, true],
       ]);
-      const list = (await (await insecure.fetch('/api/v1/webhooks', keyCall(key, 'GET'))).json()) as {
+      const list = await (
+        await insecure.fetch('/api/v1/webhooks', keyCall(key, 'GET'))
+      ).json<{
         data: { consecutive_failures: number; active: boolean }[];
-      };
+      }>();
       expect(list.data[0]).toMatchObject({ consecutive_failures: 0, active: true });
     } finally {
       await insecure.close();
@@ -237,7 +243,7 @@ describe('webhook registration', () => {
         keyCall(key, 'POST', { url: 'https://hooks.example.com/s', secret: SECRET }),
       );
       expect(signed.status).toBe(503);
-      expect(((await signed.json()) as { detail: string }).detail).toMatch(/WEBHOOK_ENCRYPTION_KEY/);
+      expect((await signed.json<{ detail: string }>()).detail).toMatch(/WEBHOOK_ENCRYPTION_KEY/);
       const unsigned = await bare.fetch(
         '/api/v1/webhooks',
         keyCall(key, 'POST', { url: 'https://hooks.example.com/s' }),
@@ -299,10 +305,12 @@ describe.each(backends)('the webhook limit on $name', (backend) => {
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, 201, 201, 201, 201, 409, 409, 409]);
     const refused = results.find((r) => r.status === 409)!;
-    expect(((await refused.json()) as Problem).code).toBe('webhook_limit_reached');
-    const list = (await (await app.fetch('/api/v1/webhooks', keyCall(key, 'GET'))).json()) as {
+    expect((await refused.json<Problem>()).code).toBe('webhook_limit_reached');
+    const list = await (
+      await app.fetch('/api/v1/webhooks', keyCall(key, 'GET'))
+    ).json<{
       data: unknown[];
-    };
+    }>();
     expect(list.data).toHaveLength(5);
     const other = await createKey(app.db);
     const elsewhere = await app.fetch(

@@ -37,7 +37,7 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd wi
       { 'CF-Connecting-IP': ip },
     );
     expect(res.status, await res.clone().text()).toBe(201);
-    return (await res.json()) as IssuedKey;
+    return await res.json<IssuedKey>();
   };
   /** Another key on the account of `key`. */
   const addKey = async (ip: string, key: string): Promise<IssuedKey> => {
@@ -47,7 +47,7 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd wi
       { 'CF-Connecting-IP': ip, 'X-Api-Key': key },
     );
     expect(res.status, await res.clone().text()).toBe(201);
-    return (await res.json()) as IssuedKey;
+    return await res.json<IssuedKey>();
   };
   const expectProblem = async (res: Response, status: number, code: string) => {
     expect(res.status).toBe(status);
@@ -204,7 +204,7 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd wi
 
     const list = await worker.fetch('/api/v1/keys', withKey(ip, first.key));
     expect(list.status).toBe(200);
-    const { data } = (await list.json()) as { data: { id: string; revoked_at: string | null }[] };
+    const { data } = await list.json<{ data: { id: string; revoked_at: string | null }[] }>();
     expect(data.find((k) => k.id === second.id)?.revoked_at).toEqual(expect.any(String));
     expect(data.find((k) => k.id === first.id)?.revoked_at).toBeNull();
   });

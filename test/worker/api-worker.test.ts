@@ -30,14 +30,16 @@ describe.skipIf(!testDatabaseUrl())('API Worker in workerd', () => {
   it('serves signals with filters, pages and detail', async () => {
     const all = await get('/api/v1/signals?limit=100');
     expect(all.status).toBe(200);
-    const page = (await all.json()) as { data: { id: string; significance_score: number }[] };
+    const page = await all.json<{ data: { id: string; significance_score: number }[] }>();
     expect(page.data).toHaveLength(10);
     const scores = page.data.map((s) => s.significance_score);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
 
-    const filtered = (await (await get('/api/v1/signals?layers=military,cyber&min_score=5')).json()) as {
+    const filtered = await (
+      await get('/api/v1/signals?layers=military,cyber&min_score=5')
+    ).json<{
       data: { threat_layer: string; significance_score: number }[];
-    };
+    }>();
     expect(filtered.data.length).toBeGreaterThan(0);
     for (const s of filtered.data) {
       expect(['military', 'cyber']).toContain(s.threat_layer);
@@ -81,10 +83,10 @@ describe.skipIf(!testDatabaseUrl())('API Worker in workerd', () => {
       }),
     });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as {
+    const body = await res.json<{
       id: number;
       result: { isError?: boolean; structuredContent: { data: { threat_layer: string }[] } };
-    };
+    }>();
     expect(body.id).toBe(7);
     expect(body.result.isError).toBeFalsy();
     expect(body.result.structuredContent.data.map((s) => s.threat_layer)).toEqual(['cyber', 'cyber']);
@@ -92,7 +94,7 @@ describe.skipIf(!testDatabaseUrl())('API Worker in workerd', () => {
 
   it('reports health and publishes its OpenAPI document', async () => {
     expect(await (await worker.fetch('/api/v1/health')).json()).toMatchObject({ status: 'ok' });
-    const doc = (await (await worker.fetch('/api/v1/openapi.json')).json()) as { openapi: string };
+    const doc = await (await worker.fetch('/api/v1/openapi.json')).json<{ openapi: string }>();
     expect(doc.openapi).toBe('3.1.0');
   });
 });

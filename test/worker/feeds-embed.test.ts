@@ -59,7 +59,7 @@ const embedTitles = (html: string) => [...html.matchAll(/class="t"[^>]*>([^<]*)<
 
 /** RFC 4180, strictly: CRLF records, exact quoting, every row as wide as the header. */
 const parseCsv = (body: string) =>
-  parse(body, { record_delimiter: '\r\n', relax_quotes: false, relax_column_count: false }) as string[][];
+  parse(body, { record_delimiter: '\r\n', relax_quotes: false, relax_column_count: false });
 
 // Feeds, the embed and the export served by the API Worker in workerd, with their rendered
 // representations cached in Redis through the Upstash store.
@@ -132,7 +132,7 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd: f
     expect(feedTitles('rss', await rss.text())).toEqual(cyberNewestFirst);
 
     const res = await get('/api/v1/feed?format=json&country=UA&limit=1');
-    const feed = (await res.json()) as { version: string; items: { id: string; external_url: string }[] };
+    const feed = await res.json<{ version: string; items: { id: string; external_url: string }[] }>();
     expect(feed.version).toBe('https://jsonfeed.org/version/1.1');
     expect(feed.items.map((item) => item.external_url)).toEqual([FIXTURE.kyivStrike.source_url]);
     expect(feed.items[0]!.id).toMatch(/^urn:uuid:[0-9a-f-]{36}$/);
@@ -183,7 +183,7 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd: f
 
     const data = await get('/embed/data?hours=6&layers=cyber');
     expect(data.status).toBe(200);
-    const { items } = (await data.json()) as { items: { title: string; source_url: string }[] };
+    const { items } = await data.json<{ items: { title: string; source_url: string }[] }>();
     expect(items.map((item) => item.source_url)).toEqual([RECENT.oslo.source_url]);
 
     // Its error pages stay frameable; every other route forbids framing.
@@ -244,18 +244,20 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd: f
       'application/json; charset=utf-8',
       /^attachment; filename="signals-[\d-]+\.json"$/,
     );
-    const ukraine = (await res.json()) as { data: { source_url: string }[]; count: number; limit: number };
+    const ukraine = await res.json<{ data: { source_url: string }[]; count: number; limit: number }>();
     expect(ukraine).toMatchObject({ count: 2, limit: 200 });
     expect(ukraine.data.map((s) => s.source_url)).toEqual([
       FIXTURE.kyivStrike.source_url,
       FIXTURE.lvivGrid.source_url,
     ]);
 
-    const capped = (await (await get('/api/export?format=json&limit=5000')).json()) as {
+    const capped = await (
+      await get('/api/export?format=json&limit=5000')
+    ).json<{
       data: unknown[];
       count: number;
       limit: number;
-    };
+    }>();
     expect(capped).toMatchObject({ count: 1000, limit: 1000 });
     expect(capped.data).toHaveLength(1000);
 

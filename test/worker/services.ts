@@ -84,8 +84,8 @@ export async function startWorkerServices(): Promise<WorkerServices> {
       UPSTASH_REDIS_REST_TOKEN: upstash.token,
     },
     storeKeys: scan,
-    pauseStore: (mode) => upstash!.pause(mode),
-    resumeStore: () => upstash!.resume(),
+    pauseStore: (mode) => upstash.pause(mode),
+    resumeStore: () => upstash.resume(),
     close,
   };
 }

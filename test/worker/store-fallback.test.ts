@@ -8,7 +8,7 @@ const DATABASE_URL = 'postgres://user:password@db.example.invalid/signals';
 async function workerStoreFor(env: Record<string, string>): Promise<Store> {
   vi.resetModules();
   const { workerDeps } = await import('../../src/worker-deps');
-  const { deps, database } = workerDeps({ DATABASE_URL, ...env } as never, ctx);
+  const { deps, database } = workerDeps({ DATABASE_URL, ...env }, ctx);
   await database.close();
   return deps.store;
 }

@@ -50,7 +50,7 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())(
     const get = async <T>(path: string): Promise<T> => {
       const res = await api.fetch(path, { headers: { 'X-Api-Key': key } });
       expect(res.status, path).toBe(200);
-      return (await res.json()) as T;
+      return await res.json();
     };
     /** A fixture signal under a source URL of its own, so every ingest is new. */
     const fresh = (name: keyof typeof FIXTURE, overrides: Record<string, unknown> = {}) => ({
@@ -85,7 +85,7 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())(
         key,
       );
       expect(created.status).toBe(201);
-      const webhook = (await created.json()) as Record<string, unknown> & { id: string };
+      const webhook = await created.json<Record<string, unknown> & { id: string }>();
       expect(webhook).toMatchObject({
         url: receiver.url,
         layers: ['cyber'],

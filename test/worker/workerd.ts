@@ -92,7 +92,7 @@ export async function issueKeyThrough(
 ): Promise<string> {
   const issued = await adminPost(worker, '/api/v1/admin/keys', { email, tier });
   if (issued.status !== 201) throw new Error(`issuing a key answered ${issued.status}`);
-  return ((await issued.json()) as { key: string }).key;
+  return (await issued.json<{ key: string }>()).key;
 }
 
 /**
