@@ -18,6 +18,7 @@ import { briefRoutes } from './routes/brief';
 import { clusterRoutes } from './routes/clusters';
 import { crisisRoutes } from './routes/crises';
 import { embedRoutes } from './routes/embed';
+import { mapRoutes } from './routes/map';
 import { entityRoutes } from './routes/entity';
 import { eventRoutes } from './routes/events';
 import { exportRoutes } from './routes/export';
@@ -142,6 +143,7 @@ export function createApp() {
   app.route('/', feedRoutes);
   app.route('/', exportRoutes);
   app.route('/', embedRoutes);
+  app.route('/', mapRoutes);
   app.route(
     '/',
     mcpRoutes(app, () => app.getOpenAPI31Document(OPENAPI_INFO)),
