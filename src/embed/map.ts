@@ -155,11 +155,10 @@ export const markTitle = (mark: MapMark) =>
     ? describeEvent(mark.lead)
     : `${mark.count} events here; strongest: ${describeEvent(mark.lead)}`;
 
-const radius = (mark: MapMark) =>
-  Math.min(
-    14,
-    Math.round((2 + mark.lead.score * 0.45 + (mark.count > 1 ? Math.sqrt(mark.count) : 0)) * 2) / 2,
-  );
+const radius = (mark: MapMark, scale: number) =>
+  Math.round(
+    Math.min(14, 2 + mark.lead.score * 0.45 + (mark.count > 1 ? Math.sqrt(mark.count) : 0)) * scale * 2,
+  ) / 2;
 
 export interface MapOptions {
   theme: MapTheme;
@@ -171,6 +170,8 @@ export interface MapOptions {
   truncated?: boolean;
   /** Marks drawn at most (the widget draws fewer than the image). */
   maxMarks?: number;
+  /** Marks' size relative to the image's (a narrow widget draws them larger, to be pointed at). */
+  markScale?: number;
   /** The `id` of the root element, unique in a page that holds it inline. */
   id?: string;
 }
@@ -225,11 +226,13 @@ export function renderMap(events: readonly MapEvent[], options: MapOptions): str
 
   const layerCounts = new Map<string, number>();
   for (const mark of marks) layerCounts.set(mark.lead.layer, (layerCounts.get(mark.lead.layer) ?? 0) + 1);
-  const markSvg = marks
+  // Weakest first, so where marks overlap the strongest is drawn on top.
+  const markSvg = [...marks]
+    .reverse()
     .map((mark) => {
       // A linked mark is focused through its link; an unlinked one takes focus itself.
       const focus = mark.lead.url ? '' : ' tabindex="0"';
-      const circle = `<circle cx="${mark.x}" cy="${mark.y}" r="${radius(mark)}" fill="${layerColour(mark.lead.layer, theme)}" class="mk mk-${escapeHtml(mark.lead.layer)}" data-n="${mark.count}"${focus}><title>${escapeHtml(markTitle(mark))}</title></circle>`;
+      const circle = `<circle cx="${mark.x}" cy="${mark.y}" r="${radius(mark, options.markScale ?? 1)}" fill="${layerColour(mark.lead.layer, theme)}" class="mk mk-${escapeHtml(mark.lead.layer)}" data-n="${mark.count}"${focus}><title>${escapeHtml(markTitle(mark))}</title></circle>`;
       return mark.lead.url
         ? `<a href="${escapeHtml(mark.lead.url)}" target="_blank" rel="noopener noreferrer">${circle}</a>`
         : circle;

@@ -105,6 +105,7 @@ function mapHtml(map: NonNullable<WidgetPage['map']>, scope: string): string {
     scope: `Map of events · ${scope}`,
     truncated: map.truncated,
     maxMarks: WIDGET_MAP_MARKS,
+    markScale: 2,
     id: 'wmap',
   });
   const rows = markEvents(map.events, WIDGET_MAP_MARKS)
