@@ -40,7 +40,7 @@ const OPENAPI_INFO = {
     title: 'Signal Intelligence API',
     version: '1.0.0',
     description:
-      'Scored intelligence signals (military, cyber, economic, disaster, political, criminal, health, supply chain) with filters, analytics, feeds, exports and signed webhooks. Errors are `application/problem+json` with a stable `code`, each explained on the [errors page](/api/v1/docs/errors).',
+      'Scored intelligence signals (military, cyber, economic, disaster, political, criminal, health, supply chain) with filters, analytics, feeds, exports and signed webhooks. Errors are `application/problem+json` with a stable `code`, each explained on the [errors page](/api/v1/docs/errors).\n\nWhere the events of the last 7 days are ([`GET /api/v1/map.svg`](#tag/embed/get/api/v1/map.svg), public):\n\n![A world map of the last 7 days: countries shaded by events, a mark per event](/api/v1/map.svg?days=7&width=720)',
   },
   servers: [{ url: '/' }],
 };

@@ -106,7 +106,8 @@ export function eventsByCountry(events: readonly MapEvent[]): Map<string, number
   for (const event of events) {
     if (seen.has(event.eventId)) continue;
     seen.add(event.eventId);
-    for (const code of new Set(event.countries)) counts.set(code, (counts.get(code) ?? 0) + 1);
+    const codes = event.countries.length > 1 ? new Set(event.countries) : event.countries;
+    for (const code of codes) counts.set(code, (counts.get(code) ?? 0) + 1);
   }
   return counts;
 }
@@ -129,9 +130,10 @@ export function markEvents(events: readonly MapEvent[], maxMarks = MAX_MARKS): M
     event.lat === null || event.lng === null ? [] : [{ event, at: project(event.lat, event.lng) }],
   );
   for (let cell = MIN_CELL; ; cell *= 2) {
-    const cells = new Map<string, MapMark>();
+    const cells = new Map<number, MapMark>();
     for (const { event, at } of placed) {
-      const key = `${Math.floor(at[0] / cell)},${Math.floor(at[1] / cell)}`;
+      // The view box is under 4,096 px a side: one number keys a cell.
+      const key = Math.floor(at[0] / cell) * 4096 + Math.floor(at[1] / cell);
       const mark = cells.get(key);
       if (mark) mark.count += 1;
       else cells.set(key, { x: at[0], y: at[1], lead: event, count: 1 });

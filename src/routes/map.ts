@@ -7,6 +7,8 @@ import { cachedPublicRead, canonicalQuery, ifNoneMatchHits, publicCacheKey, stro
 import { createRouter, errors, ProblemSchema } from '../http/openapi';
 import { intParam } from '../http/params';
 import { ApiError } from '../http/problem';
+import type { Context } from 'hono';
+import type { AppEnv } from '../deps';
 import { mapFilter, MapFilterQuery, windowHours } from './embed';
 
 const MAP_MAX_AGE = 300;
@@ -55,6 +57,18 @@ const mapRoute = createRoute({
     },
   },
 });
+
+/**
+ * The map of a window and its filters, where the brief and compound crises point: absolute
+ * under PUBLIC_BASE_URL, else a path on the API that answered. Not the request's Host: an MCP
+ * tool call reaches the route through an internal request whose Host is not the caller's.
+ * @example mapUrl(c, { hours: 4 }) // '/api/v1/map.svg?hours=4'
+ */
+export function mapUrl(c: Context<AppEnv>, params: Record<string, string | number>): string {
+  const origin = c.env.deps.config.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? '';
+  const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
+  return `${origin}${mapRoute.path}?${query}`;
+}
 
 const scopeOf = (
   q: {
