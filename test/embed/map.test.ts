@@ -175,6 +175,23 @@ describe.each(backends)('GET /api/v1/map.svg on $name', (backend) => {
   });
 });
 
+describe('GET /api/v1/map.svg where no rasteriser is bundled (as on Workers)', () => {
+  const app = withTestApp({
+    seed: (db) => ingestSignals(db, fixtureItems()),
+    deps: { now: () => NOW, rasterizePng: undefined },
+  });
+
+  it('answers format=png with a problem+json 501 that points at the SVG, and still serves the SVG', async () => {
+    const res = await app.fetch('/api/v1/map.svg?format=png');
+    expect(res.status).toBe(501);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    const body = (await res.json()) as { code: string; detail: string };
+    expect(body.code).toBe('format_unavailable');
+    expect(body.detail).toContain('omit `format`');
+    expect((await app.fetch('/api/v1/map.svg')).status).toBe(200);
+  });
+});
+
 describe('renderMap', () => {
   const event = (i: number, lat: number, lng: number): MapEvent => ({
     id: `s${i}`,
