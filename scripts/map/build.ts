@@ -4,7 +4,8 @@
  * map's fixed view box and written as SVG path data keyed by ISO 3166-1 alpha-2 code. The service
  * then only joins strings at request time: no topology decoding, no projection of polygons.
  *
- * Run: npx tsx scripts/map/build.ts
+ * Run: npx tsx scripts/map/build.ts && npx prettier --write src/embed/data/world-110m.json
+ * (the output is then byte-identical to the committed file).
  */
 import { writeFileSync } from 'node:fs';
 import { iso1A2Code } from '@rapideditor/country-coder';
@@ -56,6 +57,7 @@ function compactPath(country: Feature<Geometry, { name: string }>): string {
     if (!last || last[0] !== p[0] || last[1] !== p[1]) ring.push(p);
   };
   geoPath(projection, {
+    beginPath: () => undefined,
     moveTo: (x, y) => {
       flush();
       point(x, y);
