@@ -38,7 +38,7 @@ export const MAX_MARKS = 300;
 const MIN_CELL = 6;
 
 /** Okabe–Ito: eight hues told apart with every common colour-vision deficiency. */
-const LAYER_COLOURS: Record<Layer, { light: string; dark: string }> = {
+export const LAYER_COLOURS: Record<Layer, { light: string; dark: string }> = {
   military: { light: '#D55E00', dark: '#D55E00' },
   cyber: { light: '#0072B2', dark: '#56B4E9' },
   economic: { light: '#009E73', dark: '#009E73' },
@@ -172,22 +172,31 @@ export interface MapOptions {
   truncated?: boolean;
   /** Marks drawn at most (the widget draws fewer than the image). */
   maxMarks?: number;
+  /** Draw the legend in the image (default); the widget writes it as HTML under the map instead. */
+  legend?: boolean;
   /** Marks' size relative to the image's (a narrow widget draws them larger, to be pointed at). */
   markScale?: number;
   /** The `id` of the root element, unique in a page that holds it inline. */
   id?: string;
 }
 
-function legend(theme: MapTheme, counts: Map<string, number>): string {
+/** The legend's label of each shade (`1–2`, `3–9`, …, `100+`). */
+export const SHADE_LABELS = SHADE_STEPS.map((step, i) => {
+  const next = SHADE_STEPS[i + 1];
+  return next ? (next - 1 === step ? `${step}` : `${step}–${next - 1}`) : `${step}+`;
+});
+
+/** The layers that have marks, in the vocabulary's order: what a legend lists. */
+export const layersOf = (marks: readonly MapMark[]) =>
+  LAYERS.filter((layer) => marks.some((mark) => mark.lead.layer === layer));
+
+function legend(theme: MapTheme, marks: readonly MapMark[]): string {
   const colours = PALETTE[theme];
   const y = WORLD.height - 46;
-  const swatches = SHADE_STEPS.map((step, i) => {
-    const next = SHADE_STEPS[i + 1];
-    const label = next ? (next - 1 === step ? `${step}` : `${step}–${next - 1}`) : `${step}+`;
+  const swatches = SHADE_LABELS.map((label, i) => {
     return `<rect x="${8 + i * 52}" y="${y + 6}" width="14" height="10" fill="${colours.shades[i + 1]}" class="s${i + 1}"/><text x="${26 + i * 52}" y="${y + 15}">${label}</text>`;
   }).join('');
-  const used = LAYERS.filter((layer) => [...counts.keys()].includes(layer));
-  const layers = used
+  const layers = layersOf(marks)
     .map((layer, i) => {
       const x = 8 + (i % 4) * 68;
       const row = y + 30 + Math.floor(i / 4) * 14;
@@ -226,8 +235,6 @@ export function renderMap(events: readonly MapEvent[], options: MapOptions): str
     );
   }
 
-  const layerCounts = new Map<string, number>();
-  for (const mark of marks) layerCounts.set(mark.lead.layer, (layerCounts.get(mark.lead.layer) ?? 0) + 1);
   // Weakest first, so where marks overlap the strongest is drawn on top.
   const markSvg = [...marks]
     .reverse()
@@ -255,6 +262,6 @@ export function renderMap(events: readonly MapEvent[], options: MapOptions): str
     `<g stroke="${colours.border}" stroke-width="0.5" stroke-linejoin="round" class="countries">` +
     `<path d="${blank.join('')}" fill="${colours.shades[0]}" class="s0"/>${shaded.join('')}</g>` +
     `<g stroke="${colours.halo}" stroke-width="0.8" fill-opacity="0.85" class="marks">${markSvg}</g>` +
-    `${legend(theme, layerCounts)}</svg>`
+    `${options.legend === false ? '' : legend(theme, marks)}</svg>`
   );
 }

@@ -1,6 +1,6 @@
 import { escapeHtml, httpUrl, xmlSafe } from '../feeds/text';
 import type { SignalRow } from '../signals/query';
-import { markEvents, renderMap, type MapEvent } from './map';
+import { layersOf, markEvents, renderMap, SHADE_LABELS, type MapEvent } from './map';
 import { WIDGET_JS } from './script';
 import { WIDGET_CSS } from './style';
 
@@ -106,9 +106,17 @@ function mapHtml(map: NonNullable<WidgetPage['map']>, scope: string): string {
     truncated: map.truncated,
     maxMarks: WIDGET_MAP_MARKS,
     markScale: 2,
+    legend: false,
     id: 'wmap',
   });
-  const rows = markEvents(map.events, WIDGET_MAP_MARKS)
+  const marks = markEvents(map.events, WIDGET_MAP_MARKS);
+  // The legend as text under the map: the image's own would be a few pixels high in a frame.
+  const legend =
+    `<p class="lg">Events per country ${SHADE_LABELS.map((label, i) => `<span><i class="s${i + 1}"></i>${label}</span>`).join(' ')}` +
+    `${layersOf(marks)
+      .map((layer) => ` <span><i class="d mk-${layer}"></i>${layer.replace('_', ' ')}</span>`)
+      .join('')}</p>`;
+  const rows = marks
     .map((mark) => {
       const { lead } = mark;
       const title = lead.url
@@ -125,7 +133,7 @@ function mapHtml(map: NonNullable<WidgetPage['map']>, scope: string): string {
       `<thead><tr><th scope="col">Event (strongest here)</th><th scope="col">Layer</th><th scope="col">Score</th><th scope="col">Sources</th><th scope="col">Time</th><th scope="col">Events here</th></tr></thead>` +
       `<tbody>${rows}</tbody></table></details>`
     : '';
-  return `<section id="mapbox" aria-label="Map of events">${svg}<div id="tip" role="status" hidden></div>${table}</section>`;
+  return `<section id="mapbox" aria-label="Map of events">${svg}<div id="tip" role="status" hidden></div>${legend}${table}</section>`;
 }
 
 /** The widget's whole HTML document; every dynamic text is escaped. */

@@ -1,6 +1,14 @@
+import { LAYER_COLOURS } from './map';
+
+/** The legend's layer dots, in the map's own colours (political, cyber and health follow the theme below). */
+const LEGEND_DOTS = Object.entries(LAYER_COLOURS)
+  .map(([layer, colour]) => `.lg .mk-${layer}{background:${colour.light}}`)
+  .join('');
+
 /**
  * The widget's stylesheet. It is served inline and allowed by its SHA-256 in the CSP, so it
- * must stay a constant: no interpolation. System fonts only (no third-party requests).
+ * must stay the same for the life of the build: nothing per request goes in (the legend's
+ * colours come from the map's constant palette). System fonts only (no third-party requests).
  */
 export const WIDGET_CSS = `:root{color-scheme:light;--bg:#fff;--fg:#17202a;--mu:#5b6775;--ln:#e3e7ec;--ac:#0b5cad;--cr:#b42318;--up:#7a5c00;--re:#1b7340;--s0:#dfe4ea;--s1:#c6d4e3;--s2:#9fb6cf;--s3:#7693b5;--s4:#4f6f96;--s5:#2c4a70;--sea:#f4f7fa;--mp:#000;--mcy:#0072B2;--mhe:#56B4E9}
 .t-dark{color-scheme:dark;--bg:#11151b;--fg:#e6ebf1;--mu:#9ba8b6;--ln:#28313b;--ac:#7cb9ff;--cr:#ff8a7a;--up:#e3c35c;--re:#66d396;--s0:#262e38;--s1:#2f4158;--s2:#3d5878;--s3:#507399;--s4:#6c93bb;--s5:#98bde0;--sea:#11151b;--mp:#fff;--mcy:#56B4E9;--mhe:#0072B2}
@@ -39,4 +47,9 @@ summary{cursor:pointer;color:var(--mu);font-size:12px}
 table{border-collapse:collapse;width:100%;font-size:12px;margin-top:4px}
 caption{text-align:left;color:var(--mu)}
 th,td{text-align:left;padding:2px 4px;border-bottom:1px solid var(--ln);vertical-align:top}
-td a{color:var(--ac)}`;
+td a{color:var(--ac)}
+.lg{margin:4px 0;font-size:11px;color:var(--mu)}.lg span{white-space:nowrap}
+.lg i{display:inline-block;width:10px;height:10px;margin:0 3px 0 6px;vertical-align:-1px;border-radius:2px}
+.lg i.d{border-radius:50%}
+.lg .s1{background:var(--s1)}.lg .s2{background:var(--s2)}.lg .s3{background:var(--s3)}.lg .s4{background:var(--s4)}.lg .s5{background:var(--s5)}
+${LEGEND_DOTS}.lg .mk-political{background:var(--mp)}.lg .mk-cyber{background:var(--mcy)}.lg .mk-health{background:var(--mhe)}`;
