@@ -4,6 +4,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { renderMap, type MapEvent } from '../../src/embed/map';
+import { rasterizePng } from '../../src/embed/png-node';
 import { fixtureItems } from '../support/fixture';
 import { backends, withTestApp } from '../support/harness';
 
@@ -189,6 +190,25 @@ describe('GET /api/v1/map.svg where no rasteriser is bundled (as on Workers)', (
     expect(body.code).toBe('format_unavailable');
     expect(body.detail).toContain('omit `format`');
     expect((await app.fetch('/api/v1/map.svg')).status).toBe(200);
+  });
+});
+
+describe('rasterizePng', () => {
+  it('rasterises on a worker thread: the event loop keeps turning while a large PNG renders', async () => {
+    const svg = renderMap([], { theme: 'dark', width: 1920, scope: 'Events' });
+    await rasterizePng(svg); // the first call also loads the wasm and the font
+    let turns = 0;
+    let rendering = true;
+    const spin = () => {
+      turns += 1;
+      if (rendering) setImmediate(spin);
+    };
+    setImmediate(spin);
+    const png = await rasterizePng(svg);
+    rendering = false;
+    expect(new DataView(png.buffer).getUint32(16)).toBe(1920);
+    // A render on the event loop would have let it turn once at most.
+    expect(turns).toBeGreaterThan(10);
   });
 });
 
