@@ -4,12 +4,14 @@
  * entity extraction on long texts (linear, so 10k and 50k characters should scale ~5×), the
  * place reader and the whole news reading over 1,000 news-length items in four languages (items
  * per second), demo
- * data generation, a webhook delivery to a receiver that never answers (given up at its
+ * data generation, the world map (render time and gzipped size for 1,000 and 10,000 events), a webhook delivery to a receiver that never answers (given up at its
  * timeout), and a store call that hangs (given up at its deadline).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pgliteDatabase } from '../src/db/node';
+import { gzipSync } from 'node:zlib';
+import { renderMap, type MapEvent } from '../src/embed/map';
 import { generateDemoSignals } from '../src/ingest/demo';
 import { extractEntities } from '../src/ingest/entities';
 import { readNewsItem } from '../src/reading/news';
@@ -125,6 +127,36 @@ for (const count of [6_000, 100_000]) {
     `generateDemoSignals, ${count.toLocaleString('en')} items`,
     await median(3, () => generateDemoSignals({ count, now: NOW, seed: 2 })),
   );
+}
+
+// The world map of a window's events (issue 30 asks ≤ 50 ms and ≤ 60 KB gzipped at 10,000).
+const demo = generateDemoSignals({ count: 10_000, now: NOW, seed: 3 });
+const mapEvents: MapEvent[] = demo.map((item, i) => ({
+  id: `s${i}`,
+  eventId: `e${i}`,
+  layer: item.threat_layer,
+  score: item.significance_score,
+  title: item.title ?? item.content_display.slice(0, 80),
+  lat: item.lat ?? null,
+  lng: item.lng ?? null,
+  countries: item.country_codes ?? [],
+  corroboration: 1 + (i % 3),
+  publishedAt: new Date(item.published_at),
+  url: item.source_url,
+}));
+mapEvents.sort((a, b) => b.score - a.score);
+for (const count of [1_000, 10_000]) {
+  const events = mapEvents.slice(0, count);
+  const options = { theme: 'light' as const, width: 960, scope: 'Events of the last 7 days' };
+  const svg = renderMap(events, options); // warms the JIT, as a running server is
+  record(
+    `renderMap (SVG), ${count.toLocaleString('en')} events`,
+    await median(7, () => renderMap(events, options)),
+  );
+  console.log(
+    `${`renderMap size, ${count.toLocaleString('en')} events (KB raw / gzipped)`.padEnd(58)} ${(svg.length / 1000).toFixed(1).padStart(9)} / ${(gzipSync(svg).length / 1000).toFixed(1)} KB`,
+  );
+  figures.push([`renderMap gzipped KB, ${count} events`, gzipSync(svg).length / 1000]);
 }
 
 // A receiver that accepts the connection and never answers.

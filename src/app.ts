@@ -18,6 +18,7 @@ import { briefRoutes } from './routes/brief';
 import { clusterRoutes } from './routes/clusters';
 import { crisisRoutes } from './routes/crises';
 import { embedRoutes } from './routes/embed';
+import { mapRoutes } from './routes/map';
 import { entityRoutes } from './routes/entity';
 import { eventRoutes } from './routes/events';
 import { exportRoutes } from './routes/export';
@@ -39,7 +40,7 @@ const OPENAPI_INFO = {
     title: 'Signal Intelligence API',
     version: '1.0.0',
     description:
-      'Scored intelligence signals (military, cyber, economic, disaster, political, criminal, health, supply chain) with filters, analytics, feeds, exports and signed webhooks. Errors are `application/problem+json` with a stable `code`, each explained on the [errors page](/api/v1/docs/errors).',
+      'Scored intelligence signals (military, cyber, economic, disaster, political, criminal, health, supply chain) with filters, analytics, feeds, exports and signed webhooks. Errors are `application/problem+json` with a stable `code`, each explained on the [errors page](/api/v1/docs/errors).\n\nWhere the events of the last 7 days are ([`GET /api/v1/map.svg`](#tag/embed/get/api/v1/map.svg), public):\n\n![A world map of the last 7 days: countries shaded by events, a mark per event](/api/v1/map.svg?days=7&width=720)',
   },
   servers: [{ url: '/' }],
 };
@@ -142,6 +143,7 @@ export function createApp() {
   app.route('/', feedRoutes);
   app.route('/', exportRoutes);
   app.route('/', embedRoutes);
+  app.route('/', mapRoutes);
   app.route(
     '/',
     mcpRoutes(app, () => app.getOpenAPI31Document(OPENAPI_INFO)),

@@ -27,6 +27,11 @@ export interface Deps {
    */
   fetch: OutboundFetch;
   log: Logger;
+  /**
+   * SVG to PNG for `map.svg?format=png`: Node only (src/embed/png-node.ts); absent on Workers,
+   * where the rasteriser would not fit the bundle budget.
+   */
+  rasterizePng?: (svg: string) => Promise<Uint8Array<ArrayBuffer>>;
 }
 
 export interface AppEnv {

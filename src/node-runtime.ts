@@ -9,6 +9,7 @@ import { ConfigError, type Config } from './config';
 import type { DatabaseHandle } from './db/client';
 import { pgliteDatabase, postgresDatabase } from './db/node';
 import { consoleLogger, type Deps } from './deps';
+import { rasterizePng } from './embed/png-node';
 import { nodeClientIp } from './http/client-ip';
 import { readDocsScript } from './docs-assets';
 import { DOCS_SCRIPT_CACHE, DOCS_SCRIPT_PATH } from './routes/docs';
@@ -58,6 +59,7 @@ export function nodeDeps(
     // Every outbound request checks the address it connects to (WEBHOOK_ALLOW_INSECURE lifts it).
     fetch: nodeOutboundFetch({ allowPrivate: config.WEBHOOK_ALLOW_INSECURE }),
     log,
+    rasterizePng,
     ...overrides,
   };
 }

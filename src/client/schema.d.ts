@@ -582,7 +582,7 @@ export interface paths {
         };
         /**
          * Embeddable widget of recent signals
-         * @description A server-rendered HTML page for an `<iframe>`: the newest signals of the last `hours`, refreshed in place every 2 minutes. Any page may frame it, `file:` and `about:blank` included: its Content-Security-Policy has no `frame-ancestors` (only its own hashed script and style, requests only to its own origin), and it sends no X-Frame-Options and no cookies. An error (a bad parameter, a rate limit) is answered with a small HTML page saying why, with the same status. Public (per-IP limit); `ETag`/304 (the 304 carries the same policy).
+         * @description A server-rendered HTML page for an `<iframe>`: the newest signals of the window (`hours` or `days`, up to 30 days), refreshed in place every 2 minutes, under a map of the window's events (`view`; hover or focus a mark for its event, click to open it). Any page may frame it, `file:` and `about:blank` included: its Content-Security-Policy has no `frame-ancestors` (only its own hashed script and style, requests only to its own origin), and it sends no X-Frame-Options and no cookies. An error (a bad parameter, a rate limit) is answered with a small HTML page in the widget's style and requested `theme`, saying why and the allowed range, with the same status. Public (per-IP limit); `ETag`/304 (the 304 carries the same policy).
          */
         get: operations["getEmbed"];
         put?: never;
@@ -605,6 +605,26 @@ export interface paths {
          * @description The entries `/embed` shows for the same selection, as JSON; the widget polls it. `ETag`/304.
          */
         get: operations["getEmbedData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/map.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * World map of the window’s events
+         * @description A world map drawn by the service from bundled Natural Earth geometry (Equal Earth projection; no tiles, no third-party request): countries shaded by their number of events (each event once, however many outlets told it; the scale in the legend), and a mark per event with coordinates, sized by score and coloured by layer (Okabe–Ito, colour-blind safe); nearby marks merge (a merged mark's `<title>` says how many). Reads the 10,000 strongest events of the window at most. Filters as the widget's. Accessible: `<title>`, `<desc>`, one `<title>` per mark. Public (per-IP limit); `ETag`/304, shared and edge cache for 5 minutes.
+         */
+        get: operations["getMapSvg"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1756,6 +1776,11 @@ export interface components {
                 /** @enum {string} */
                 window_type: "acute" | "chronic";
                 window: components["schemas"]["Window"];
+                /**
+                 * @description The world map of the window's events (`days=7` or `days=30`), public; absolute under `PUBLIC_BASE_URL`.
+                 * @example /api/v1/map.svg?days=7
+                 */
+                map_url: string;
                 /** @description Crises in the window before `limit`. */
                 total: number;
                 data: components["schemas"]["CompoundCrisis"][];
@@ -1813,6 +1838,11 @@ export interface components {
                  */
                 max_score: number;
             }[];
+            /**
+             * @description The world map of this country's events in the window (public; absolute under `PUBLIC_BASE_URL`).
+             * @example /api/v1/map.svg?country=UA&days=7
+             */
+            map_url: string;
         };
         PlatformStats: {
             /** @example 2026-11-22T06:00:00.000Z */
@@ -2007,6 +2037,11 @@ export interface components {
             }[];
             /** @description Every signal the brief cites. */
             signal_ids: string[];
+            /**
+             * @description The world map of the brief's window (`/api/v1/map.svg?hours=4`), public; absolute under `PUBLIC_BASE_URL`.
+             * @example /api/v1/map.svg?hours=4
+             */
+            map_url: string;
             numbers: {
                 signal_count: number;
                 /** @description Events among those signals: a story told by several outlets counts once. */
@@ -6449,16 +6484,24 @@ export interface operations {
             query?: {
                 /** @description Comma-separated threat layers (default: all). */
                 layers?: string;
+                /** @description Minimum significance score, 0–10. */
+                min_score?: number;
+                /** @description One region (default: all). */
+                region?: "Europe" | "Middle East" | "South Asia" | "Asia-Pacific" | "Sub-Saharan Africa" | "North America" | "Latin America";
                 /** @description ISO 3166-1 alpha-2 code (default: all). */
                 country?: string;
-                /** @description Look-back window in whole hours, 1–168 (default 24). */
+                /** @description Look-back window in whole hours, 1–720 (30 days); default 24. Not with `days`. */
                 hours?: number;
-                /** @description Signals shown, 1–30 (default 10). */
+                /** @description Look-back window in whole days, 1–30; the same as `hours` × 24. Not with `hours`. */
+                days?: number;
+                /** @description Signals listed, 1–30 (default 10). */
                 limit?: number;
                 /** @description `event`: one signal per event, the strongest of the event's signals that match the other filters (filters apply first), so an event told by ten outlets appears once, with its `corroboration`. Pages never repeat an event. */
                 distinct?: "event";
                 /** @description `light`, `dark`, or `auto` (default: follows the viewer's colour scheme). */
                 theme?: "light" | "dark" | "auto";
+                /** @description `map`: the map of the window's events and its table; `list`: the newest signals; `auto` (default): the map above the list when the frame is at least 400 px tall, else the list. */
+                view?: "auto" | "map" | "list";
             };
             header?: {
                 /** @description An `ETag` from an earlier answer: when it is still current the answer is 304 with no body. */
@@ -6592,11 +6635,17 @@ export interface operations {
             query?: {
                 /** @description Comma-separated threat layers (default: all). */
                 layers?: string;
+                /** @description Minimum significance score, 0–10. */
+                min_score?: number;
+                /** @description One region (default: all). */
+                region?: "Europe" | "Middle East" | "South Asia" | "Asia-Pacific" | "Sub-Saharan Africa" | "North America" | "Latin America";
                 /** @description ISO 3166-1 alpha-2 code (default: all). */
                 country?: string;
-                /** @description Look-back window in whole hours, 1–168 (default 24). */
+                /** @description Look-back window in whole hours, 1–720 (30 days); default 24. Not with `days`. */
                 hours?: number;
-                /** @description Signals shown, 1–30 (default 10). */
+                /** @description Look-back window in whole days, 1–30; the same as `hours` × 24. Not with `hours`. */
+                days?: number;
+                /** @description Signals listed, 1–30 (default 10). */
                 limit?: number;
                 /** @description `event`: one signal per event, the strongest of the event's signals that match the other filters (filters apply first), so an event told by ten outlets appears once, with its `corroboration`. Pages never repeat an event. */
                 distinct?: "event";
@@ -6695,6 +6744,172 @@ export interface operations {
             };
             /** @description Unexpected failure (`internal_error`); quote `request_id`. */
             500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMapSvg: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated threat layers (default: all). */
+                layers?: string;
+                /** @description Minimum significance score, 0–10. */
+                min_score?: number;
+                /** @description One region (default: all). */
+                region?: "Europe" | "Middle East" | "South Asia" | "Asia-Pacific" | "Sub-Saharan Africa" | "North America" | "Latin America";
+                /** @description ISO 3166-1 alpha-2 code (default: all). */
+                country?: string;
+                /** @description Look-back window in whole hours, 1–720 (30 days); default 24. Not with `days`. */
+                hours?: number;
+                /** @description Look-back window in whole days, 1–30; the same as `hours` × 24. Not with `hours`. */
+                days?: number;
+                /** @description `light` (default) or `dark`. */
+                theme?: "light" | "dark";
+                /** @description Width in pixels, 240–1920 (default 960); the height follows (about 0.44 × width). */
+                width?: number;
+                /** @description `svg` (default) or `png` for places that take no SVG (chat, e-mail). PNG is rasterised by the Node deployment only; a Worker answers `501 format_unavailable`. */
+                format?: "svg" | "png";
+            };
+            header?: {
+                /** @description An `ETag` from an earlier answer: when it is still current the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The map. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                    "image/png": string;
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is current. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `format=png` on a deployment without a rasteriser (Workers): `format_unavailable`. */
+            501: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Server-Timing": components["headers"]["Server-Timing"];

@@ -1,9 +1,18 @@
 /**
- * The widget's only script: refreshes the list in place every `data-refresh` seconds (while
+ * The widget's only script: shows a map mark's event (its `<title>`) in a tooltip on hover and
+ * keyboard focus, and refreshes the list in place every `data-refresh` seconds (while
  * visible) from `data-src`, building nodes with `textContent` so no signal text is ever
  * parsed as markup. Allowed by its SHA-256 in the CSP, so it must stay a constant.
  */
 export const WIDGET_JS = `(function(){
+var box=document.getElementById('mapbox'),tip=document.getElementById('tip');
+if(box&&tip){
+var mark=function(t){if(!t||!t.getAttribute)return null;if(t.classList&&t.classList.contains('mk'))return t;return t.querySelector?t.querySelector('.mk'):null};
+var show=function(e){var m=mark(e.target);if(!m)return;var ti=m.querySelector('title');tip.textContent=ti?ti.textContent:'';tip.hidden=false;
+var b=box.getBoundingClientRect(),r=m.getBoundingClientRect();
+tip.style.left=Math.max(0,Math.min(r.left-b.left+r.width/2-tip.offsetWidth/2,b.width-tip.offsetWidth))+'px';tip.style.top=(r.bottom-b.top+4)+'px'};
+var hide=function(e){if(mark(e.target))tip.hidden=true};
+box.addEventListener('mouseover',show);box.addEventListener('focusin',show);box.addEventListener('mouseout',hide);box.addEventListener('focusout',hide)}
 var root=document.getElementById('w'),list=document.getElementById('list');
 if(!root||!list)return;
 var src=root.getAttribute('data-src'),every=Number(root.getAttribute('data-refresh'))*1000;

@@ -103,6 +103,11 @@ export const PROBLEMS = {
     title: 'Internal server error',
     when: 'A bug on our side; the details are logged, never sent. Quote `request_id` when reporting it.',
   },
+  format_unavailable: {
+    status: 501,
+    title: 'Format unavailable here',
+    when: 'A format this deployment cannot produce: `map.svg?format=png` on a Worker (PNG is rasterised by the Node deployment only).',
+  },
   service_unavailable: {
     status: 503,
     title: 'Service unavailable',

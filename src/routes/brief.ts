@@ -5,6 +5,7 @@ import { access } from '../http/auth';
 import { cached, CACHE_TTL } from '../http/cache';
 import { answers, createRouter, errors, security } from '../http/openapi';
 import { configuredChat } from '../net/chat';
+import { mapUrl } from './map';
 
 const ids = z.array(z.string()).openapi({ description: 'Signals this item rests on.' });
 
@@ -42,6 +43,11 @@ const BriefSchema = z
       }),
     ),
     signal_ids: z.array(z.string()).openapi({ description: 'Every signal the brief cites.' }),
+    map_url: z.string().openapi({
+      description:
+        "The world map of the brief's window (`/api/v1/map.svg?hours=4`), public; absolute under `PUBLIC_BASE_URL`.",
+      example: '/api/v1/map.svg?hours=4',
+    }),
     numbers: z.object({
       signal_count: z.number().int(),
       event_count: z
@@ -83,5 +89,5 @@ export const briefRoutes = createRouter().openapi(briefRoute, async (c) => {
     // Another process holding the lock may be waiting on the LLM for its whole time limit.
     BRIEF.llmTimeoutMs + 2000,
   );
-  return c.json(value, 200);
+  return c.json({ ...value, map_url: mapUrl(c, { hours: BRIEF.windowHours }) }, 200);
 });

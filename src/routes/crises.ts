@@ -5,6 +5,10 @@ import { access } from '../http/auth';
 import { cached, CACHE_TTL } from '../http/cache';
 import { answers, createRouter, errors, security } from '../http/openapi';
 import { intParam, numberParam } from '../http/params';
+import { mapUrl } from './map';
+
+/** Each window's length, for its map link. */
+const WINDOW_DAYS: Record<WindowType, number> = { acute: 7, chronic: 30 };
 
 const CrisisSchema = z
   .object({
@@ -33,6 +37,11 @@ const CrisisSchema = z
         max_score: z.number().openapi({ description: 'Strongest score of any report.', example: 9.2 }),
       }),
     ),
+    map_url: z.string().openapi({
+      description:
+        "The world map of this country's events in the window (public; absolute under `PUBLIC_BASE_URL`).",
+      example: '/api/v1/map.svg?country=UA&days=7',
+    }),
   })
   .openapi('CompoundCrisis');
 
@@ -71,6 +80,11 @@ const crisesRoute = createRoute({
                 z.object({
                   window_type: z.enum(['acute', 'chronic']),
                   window: WindowSchema,
+                  map_url: z.string().openapi({
+                    description:
+                      "The world map of the window's events (`days=7` or `days=30`), public; absolute under `PUBLIC_BASE_URL`.",
+                    example: '/api/v1/map.svg?days=7',
+                  }),
                   total: z.number().int().openapi({ description: 'Crises in the window before `limit`.' }),
                   data: z.array(CrisisSchema),
                 }),
@@ -96,5 +110,16 @@ export const crisisRoutes = createRouter().openapi(crisesRoute, async (c) => {
     () => compoundCrises(db, now()),
     'private',
   );
-  return c.json({ data: selectCrises(all, { windows, minScore: q.min_score, limit: q.limit }) }, 200);
+  const data = selectCrises(all, { windows, minScore: q.min_score, limit: q.limit }).map((w) => {
+    const days = WINDOW_DAYS[w.window_type];
+    return {
+      ...w,
+      map_url: mapUrl(c, { days }),
+      data: w.data.map((crisis) => ({
+        ...crisis,
+        map_url: mapUrl(c, { country: crisis.country_code, days }),
+      })),
+    };
+  });
+  return c.json({ data }, 200);
 });

@@ -1,14 +1,18 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../deps';
+import { mapEvents } from '../embed/map-events';
 import {
   renderWidget,
   renderWidgetError,
-  WIDGET_ERROR_POLICY,
+  WIDGET_MAP_EVENTS,
   WIDGET_THEMES,
+  WIDGET_VIEWS,
+  widgetErrorPolicy,
   widgetItem,
   widgetPolicy,
   type WidgetProblem,
+  type WidgetTheme,
 } from '../embed/render';
 import { recentSignals } from '../feeds/recent';
 import { access } from '../http/auth';
@@ -16,25 +20,47 @@ import { publicBaseUrl } from '../http/base-url';
 import { edgeCache } from '../http/edge-cache';
 import { cachedPublicRead, canonicalQuery, publicCacheKey } from '../http/etag';
 import { createRouter, errors } from '../http/openapi';
-import { countryParam, distinctParam, intParam, layersParam } from '../http/params';
+import { countryParam, distinctParam, intParam, layersParam, numberParam, regionParam } from '../http/params';
+import { invalidRequest } from '../http/problem';
+import type { SignalFilter } from '../signals/query';
+
+/** The longest window the widget and the map serve: 30 days, as the rest of the API. */
+export const MAX_WINDOW_HOURS = 720;
 
 const EMBED_MAX_AGE = 60;
 
-const SelectionQuery = z.object({
+/** The widget's and the map's filters: the same names and ranges as the rest of the API. */
+export const MapFilterQuery = z.object({
   layers: layersParam()
     .optional()
     .openapi({ description: 'Comma-separated threat layers (default: all).', example: 'cyber,military' }),
+  min_score: numberParam(0, 10)
+    .optional()
+    .openapi({ type: 'number', description: 'Minimum significance score, 0–10.', example: 6 }),
+  region: regionParam().optional().openapi({ description: 'One region (default: all).', example: 'Europe' }),
   country: countryParam()
     .optional()
     .openapi({ description: 'ISO 3166-1 alpha-2 code (default: all).', example: 'UA' }),
-  hours: intParam(1, 168).default(24).openapi({
-    type: 'integer',
-    description: 'Look-back window in whole hours, 1–168 (default 24).',
-    example: 24,
-  }),
+  hours: intParam(1, MAX_WINDOW_HOURS)
+    .optional()
+    .openapi({
+      type: 'integer',
+      description: `Look-back window in whole hours, 1–${MAX_WINDOW_HOURS} (30 days); default 24. Not with \`days\`.`,
+      example: 24,
+    }),
+  days: intParam(1, MAX_WINDOW_HOURS / 24)
+    .optional()
+    .openapi({
+      type: 'integer',
+      description: `Look-back window in whole days, 1–${MAX_WINDOW_HOURS / 24}; the same as \`hours\` × 24. Not with \`hours\`.`,
+      example: 7,
+    }),
+});
+
+const SelectionQuery = MapFilterQuery.extend({
   limit: intParam(1, 30)
     .default(10)
-    .openapi({ type: 'integer', description: 'Signals shown, 1–30 (default 10).', example: 10 }),
+    .openapi({ type: 'integer', description: 'Signals listed, 1–30 (default 10).', example: 10 }),
   distinct: distinctParam().optional(),
 });
 const SELECTION_PARAMS = Object.keys(SelectionQuery.shape);
@@ -44,6 +70,10 @@ const WidgetQuery = SelectionQuery.extend({
     .enum(WIDGET_THEMES, { message: 'must be light, dark or auto' })
     .default('auto')
     .openapi({ description: "`light`, `dark`, or `auto` (default: follows the viewer's colour scheme)." }),
+  view: z.enum(WIDGET_VIEWS, { message: 'must be auto, map or list' }).default('auto').openapi({
+    description:
+      "`map`: the map of the window's events and its table; `list`: the newest signals; `auto` (default): the map above the list when the frame is at least 400 px tall, else the list.",
+  }),
 });
 const WIDGET_PARAMS = Object.keys(WidgetQuery.shape);
 
@@ -76,7 +106,7 @@ const widgetRoute = createRoute({
   tags: ['Embed'],
   summary: 'Embeddable widget of recent signals',
   description:
-    'A server-rendered HTML page for an `<iframe>`: the newest signals of the last `hours`, refreshed in place every 2 minutes. Any page may frame it, `file:` and `about:blank` included: its Content-Security-Policy has no `frame-ancestors` (only its own hashed script and style, requests only to its own origin), and it sends no X-Frame-Options and no cookies. An error (a bad parameter, a rate limit) is answered with a small HTML page saying why, with the same status. Public (per-IP limit); `ETag`/304 (the 304 carries the same policy).',
+    "A server-rendered HTML page for an `<iframe>`: the newest signals of the window (`hours` or `days`, up to 30 days), refreshed in place every 2 minutes, under a map of the window's events (`view`; hover or focus a mark for its event, click to open it). Any page may frame it, `file:` and `about:blank` included: its Content-Security-Policy has no `frame-ancestors` (only its own hashed script and style, requests only to its own origin), and it sends no X-Frame-Options and no cookies. An error (a bad parameter, a rate limit) is answered with a small HTML page in the widget's style and requested `theme`, saying why and the allowed range, with the same status. Public (per-IP limit); `ETag`/304 (the 304 carries the same policy).",
   middleware: [edgeCache(), access('public')] as const,
   request: { query: WidgetQuery },
   responses: {
@@ -123,20 +153,39 @@ const embedErrors: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (isProblem && c.req.method === 'GET' && c.req.path === '/embed') {
     const problem = await c.res.clone().json<WidgetProblem>();
     const status = c.res.status;
-    c.res = new Response(renderWidgetError(problem, status), { status });
+    // The theme as asked, when it is one (it may be the parameter at fault).
+    const asked = c.req.query('theme');
+    const theme = WIDGET_THEMES.find((t) => t === asked) ?? 'auto';
+    c.res = new Response(renderWidgetError(problem, status, theme satisfies WidgetTheme), { status });
     c.res.headers.set('Content-Type', 'text/html; charset=utf-8');
-    c.res.headers.set('Content-Security-Policy', WIDGET_ERROR_POLICY);
+    c.res.headers.set('Content-Security-Policy', await widgetErrorPolicy());
     c.res.headers.delete('Content-Length');
   }
 };
 
+/** The window in hours from `hours` or `days` (24 when neither); both at once is a 400. */
+export function windowHours(q: { hours?: number | undefined; days?: number | undefined }): number {
+  if (q.hours !== undefined && q.days !== undefined) {
+    const message = 'give the window as hours or as days, not both';
+    throw invalidRequest([
+      { path: 'hours', message },
+      { path: 'days', message },
+    ]);
+  }
+  return q.days !== undefined ? q.days * 24 : (q.hours ?? 24);
+}
+
+/** The signal filter of a map or widget selection, over the window ending `now`. */
+export const mapFilter = (q: z.infer<typeof MapFilterQuery>, now: Date): SignalFilter => ({
+  layers: q.layers,
+  minScore: q.min_score,
+  region: q.region,
+  country: q.country,
+  start: new Date(now.getTime() - windowHours(q) * 3_600_000),
+});
+
 const selection = (q: z.infer<typeof SelectionQuery>, now: Date) => ({
-  filter: {
-    layers: q.layers,
-    country: q.country,
-    start: new Date(now.getTime() - q.hours * 3_600_000),
-    distinct: q.distinct,
-  },
+  filter: { ...mapFilter(q, now), distinct: q.distinct },
   limit: q.limit,
 });
 
@@ -153,12 +202,19 @@ export const embedRoutes = router
     c.header('Content-Security-Policy', await widgetPolicy());
     return cachedPublicRead(c, { key, maxAge: EMBED_MAX_AGE }, async () => {
       const { filter, limit } = selection(query, now());
-      const rows = await recentSignals(db, filter, limit);
+      const showsList = query.view !== 'map';
+      const showsMap = query.view !== 'list';
+      const [rows, map] = await Promise.all([
+        showsList ? recentSignals(db, filter, limit) : [],
+        showsMap ? mapEvents(db, filter, WIDGET_MAP_EVENTS) : undefined,
+      ]);
       const dataQuery = canonicalQuery(c.req.url, SELECTION_PARAMS);
       const body = renderWidget({
         items: rows.map(widgetItem),
+        map,
+        view: query.view,
         theme: query.theme,
-        hours: query.hours,
+        hours: windowHours(query),
         layers: query.layers,
         country: query.country,
         dataPath: `/embed/data${dataQuery ? `?${dataQuery}` : ''}`,

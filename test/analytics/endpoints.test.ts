@@ -294,8 +294,12 @@ describe.each(backends)('analytics endpoints on $name', (backend) => {
             max_score: 8,
           },
         ],
+        // The map of this country in this window, on the API that answered.
+        map_url: '/api/v1/map.svg?country=UA&days=7',
       },
     ]);
+    expect(acute.map_url).toBe('/api/v1/map.svg?days=7');
+    expect(chronic.map_url).toBe('/api/v1/map.svg?days=30');
     expect(chronic.window).toEqual({ start: '2026-10-23T12:00:00.000Z', end: NOW.toISOString() });
     expect(
       chronic.data.map((c: { country_code: string; composite_severity: number }) => [
@@ -431,6 +435,11 @@ describe.each(backends)('analytics endpoints on $name', (backend) => {
       ['Frostbite Group', 3],
     ]);
     expect(body.signal_ids.length).toBeGreaterThan(0);
+    expect(body.map_url).toBe('/api/v1/map.svg?hours=4');
+    // The link leads to the map of that window.
+    const map = await app.fetch(body.map_url);
+    expect(map.status).toBe(200);
+    expect(await map.text()).toContain('<title id="map-t">Events of the last 4 h</title>');
   });
 
   it.each(['/api/v1/stats', '/api/v1/clusters?days=7'])(

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { renderWidgetError } from '../../src/embed/render';
@@ -93,17 +94,57 @@ describe.each(backends)('GET /embed on $name', (backend) => {
     }
   });
 
-  it('stays small: the page with ten signals is under 6 KiB gzipped', async () => {
-    const html = await (await app.fetch('/embed?hours=168')).text();
-    expect(titles(html)).toHaveLength(10);
-    const gzipped = gzipSync(html).length;
-    expect(gzipped).toBeLessThan(6 * 1024);
+  it('stays small: ten signals are under 6 KiB gzipped, with the map above them under 24 KiB', async () => {
+    const list = await (await app.fetch('/embed?hours=168&view=list')).text();
+    expect(titles(list)).toHaveLength(10);
+    expect(list).not.toContain('<svg');
+    expect(gzipSync(list).length).toBeLessThan(6 * 1024);
+    const both = await (await app.fetch('/embed?hours=168')).text();
+    expect(titles(both)).toHaveLength(10);
+    expect(both).toContain('<svg');
+    expect(gzipSync(both).length).toBeLessThan(24 * 1024);
+  });
+
+  it('serves the windows the rest of the API serves: up to 30 days, as hours or days', async () => {
+    for (const query of ['hours=720', 'days=30', 'theme=dark&layers=cyber,military&hours=720']) {
+      const res = await app.fetch(`/embed?${query}`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('Last 720 h');
+    }
+    const week = await (await app.fetch('/embed?days=7&view=list')).text();
+    expect(week).toContain('Last 168 h');
+    expect(titles(week)).toHaveLength(10);
+  });
+
+  it('shows the map of the window above the list, or alone with its table (view=map)', async () => {
+    const both = await (await app.fetch('/embed?hours=168')).text();
+    expect(both.indexOf('<svg')).toBeLessThan(both.indexOf('<ol id="list">'));
+    const map = await (await app.fetch('/embed?hours=168&view=map&theme=dark')).text();
+    expect(map).not.toContain('<ol id="list">');
+    expect(map).toContain('<main id="w" class="v-map"');
+    expect(map).toContain('<html lang="en" class="t-dark">');
+    // One mark per event with coordinates, each with its title; the same rows in the table.
+    const marks = [...map.matchAll(/<circle [^>]*data-n="(\d+)"[^>]*><title>([^<]+)<\/title>/g)];
+    expect(marks.length).toBeGreaterThan(5);
+    expect(marks.map((m) => m[2]).join('\n')).toContain(
+      `${FIXTURE.kyivStrike.title} · military · score 9.2 · 1 source · 20 Nov 06:00 UTC`,
+    );
+    expect(map.match(/<tbody>(.*)<\/tbody>/)![1]!.match(/<tr>/g)).toHaveLength(marks.length);
+    expect(map).toContain(
+      `<a href="${FIXTURE.kyivStrike.source_url}" target="_blank" rel="noopener noreferrer"><circle`,
+    );
   });
 
   it.each([
     ['theme=sepia', 'theme'],
     ['hours=0', 'hours'],
-    ['hours=169', 'hours'],
+    ['hours=721', 'hours'],
+    ['days=31', 'days'],
+    ['days=0', 'days'],
+    ['hours=24&days=1', 'days'],
+    ['min_score=11', 'min_score'],
+    ['region=Atlantis', 'region'],
+    ['view=grid', 'view'],
     ['hours=1.5', 'hours'],
     ['layers=weather', 'layers'],
     ['country=XX', 'country'],
@@ -112,8 +153,8 @@ describe.each(backends)('GET /embed on $name', (backend) => {
     const res = await app.fetch(`/embed?${query}`);
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(res.headers.get('content-security-policy')).toBe(
-      "default-src 'none'; base-uri 'none'; form-action 'none'",
+    expect(res.headers.get('content-security-policy')).toMatch(
+      /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; base-uri 'none'; form-action 'none'$/,
     );
     expect(res.headers.get('x-frame-options')).toBeNull();
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -122,6 +163,21 @@ describe.each(backends)('GET /embed on $name', (backend) => {
     expect(html).toContain('<h1>Invalid request</h1>');
     expect(html).toContain(`<li><code>${field}</code> `);
     expect(html).not.toContain('"code"');
+  });
+
+  it('themes the error page as asked, in the widget style, with the allowed range', async () => {
+    const res = await app.fetch('/embed?theme=dark&layers=cyber,military&hours=721');
+    expect(res.status).toBe(400);
+    const html = await res.text();
+    expect(html).toContain('<html lang="en" class="t-dark">');
+    expect(html).toContain('<li><code>hours</code> must be between 1 and 720</li>');
+    // The stylesheet is the widget's own, allowed by its hash.
+    const style = html.match(/<style>([^<]*)<\/style>/)![1]!;
+    const hash = createHash('sha256').update(style).digest('base64');
+    expect(res.headers.get('content-security-policy')).toContain(`style-src 'sha256-${hash}'`);
+    // A bad theme falls back to following the viewer's scheme.
+    const bad = await (await app.fetch('/embed?theme=sepia')).text();
+    expect(bad).toContain('<html lang="en" class="t-auto">');
   });
 
   it('renders the error page with only its own few tags, every text escaped', async () => {
@@ -136,7 +192,21 @@ describe.each(backends)('GET /embed on $name', (backend) => {
       },
       400,
     );
-    const allowed = ['html', 'head', 'meta', 'title', 'body', 'main', 'h1', 'p', 'ul', 'li', 'code'];
+    const allowed = [
+      'html',
+      'head',
+      'meta',
+      'title',
+      'style',
+      'body',
+      'main',
+      'header',
+      'h1',
+      'p',
+      'ul',
+      'li',
+      'code',
+    ];
     for (const html of [served, hostile]) {
       const tags = [...html.matchAll(/<([a-z][a-z0-9]*)/g)].map((m) => m[1]!);
       expect(tags.filter((tag) => !allowed.includes(tag))).toEqual([]);

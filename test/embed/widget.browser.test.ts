@@ -10,6 +10,7 @@ import type { DatabaseHandle } from '../../src/db/client';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { memoryStore } from '../../src/store/memory';
 import { NASTY } from '../feeds/nasty';
+import { project } from '../../src/embed/map';
 import { FIXTURE, fixtureItems } from '../support/fixture';
 import { backends, startTestApp, type TestApp } from '../support/harness';
 import { testDatabaseUrl } from '../support/services';
@@ -92,7 +93,7 @@ describe.skipIf(!runBrowser)('the /embed widget in a browser', () => {
   /** Opens the host page framing `/embed?query`, recording console errors and every request. */
   async function visit(
     query: string,
-    options: { colorScheme?: 'light' | 'dark'; width?: number; fakeClock?: boolean } = {},
+    options: { colorScheme?: 'light' | 'dark'; width?: number; fakeClock?: boolean; ready?: string } = {},
   ): Promise<Visit> {
     const context = await browser.newContext({ colorScheme: options.colorScheme ?? 'light' });
     const page = await context.newPage();
@@ -108,7 +109,7 @@ describe.skipIf(!runBrowser)('the /embed widget in a browser', () => {
     await page.goto(hostUrl, { waitUntil: 'load' });
     const handle = await page.waitForSelector('#widget');
     const frame = (await handle.contentFrame())!;
-    await frame.waitForSelector('#list');
+    await frame.waitForSelector(options.ready ?? '#list');
     return { context, page, frame, problems, requests };
   }
 
@@ -251,6 +252,104 @@ describe.skipIf(!runBrowser)('the /embed widget in a browser', () => {
         true,
       );
       expect(await frame.$$('#list em')).toHaveLength(0);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it.each(['light', 'dark'] as const)(
+    'draws the map view (theme=%s) with country shapes and a mark where each fixture event is',
+    async (theme) => {
+      const { context, page, frame, problems, requests } = await visit(`view=map&hours=168&theme=${theme}`, {
+        ready: '#mapbox svg',
+      });
+      try {
+        expect(await frame.$$eval('#wmap .countries path', (nodes) => nodes.length)).toBeGreaterThan(5);
+        expect(await frame.$('#list')).toBeNull();
+        expect(await frame.textContent('#mapbox .lg')).toMatch(
+          /^Events per country 1–2 3–9 10–29 30–99 100\+ military/,
+        );
+        // What is under each fixture place, in the frame: the event's mark (its <title> names it).
+        // (Not Ottawa: the refresh test adds a second event there, so its mark names the newer.)
+        for (const event of [
+          FIXTURE.kyivStrike,
+          FIXTURE.lyonHospital,
+          FIXTURE.mumbaiFlood,
+          FIXTURE.bogotaCartel,
+        ]) {
+          const [x, y] = project(event.lat, event.lng);
+          const hit = await frame.evaluate(
+            ([vx, vy]) => {
+              const svg = document.getElementById('wmap')!.getBoundingClientRect();
+              const at = document.elementFromPoint(
+                svg.left + (vx! * svg.width) / 960,
+                svg.top + (vy! * svg.width) / 960,
+              );
+              return at?.closest('circle')?.querySelector('title')?.textContent ?? at?.tagName ?? null;
+            },
+            [x, y],
+          );
+          expect(hit).toContain(event.title);
+        }
+        // Open sea is the sea; a country with no event is land.
+        const [seaX, seaY] = project(-30, -20);
+        const [landX, landY] = project(64, 100);
+        const classes = await frame.evaluate(
+          (points) =>
+            points.map(([vx, vy]) => {
+              const svg = document.getElementById('wmap')!.getBoundingClientRect();
+              const at = document.elementFromPoint(
+                svg.left + (vx! * svg.width) / 960,
+                svg.top + (vy! * svg.width) / 960,
+              );
+              return at?.getAttribute('class');
+            }),
+          [
+            [seaX, seaY],
+            [landX, landY],
+          ],
+        );
+        expect(classes).toEqual(['sea', 's0']);
+        const fill = await frame.$eval('#wmap .sea', (node) => getComputedStyle(node).fill);
+        expect(fill).toBe(theme === 'dark' ? 'rgb(17, 21, 27)' : 'rgb(244, 247, 250)');
+        expect(problems).toEqual([]);
+        expect(requests.every((url) => url.startsWith(hostOrigin) || url.startsWith(widgetOrigin))).toBe(
+          true,
+        );
+        const shot = await (await page.$('#widget'))!.screenshot({
+          path: `${OUTPUT}/embed-map-${theme}.png`,
+        });
+        mkdirSync('docs/images', { recursive: true });
+        writeFileSync(`docs/images/widget-map-${theme}.png`, shot);
+        expect(shot.length).toBeGreaterThan(20_000); // a blank frame compresses to a few KB
+      } finally {
+        await context.close();
+      }
+    },
+  );
+
+  it("shows a mark's event on hover and on keyboard focus, and opens it in a new tab", async () => {
+    const { context, frame, problems } = await visit('view=map&hours=168', { ready: '#mapbox svg' });
+    // The source is another origin: answered here, so the test never leaves loopback.
+    await context.route('https://wire.example.com/**', (route) => route.fulfill({ body: 'the article' }));
+    try {
+      const link = `#wmap a[href="${FIXTURE.kyivStrike.source_url}"]`;
+      expect(await frame.getAttribute(link, 'rel')).toBe('noopener noreferrer');
+      await frame.hover(`${link} circle`, { timeout: 3000 });
+      await frame.waitForSelector('#tip:not([hidden])', { timeout: 3000 });
+      const shown = await frame.textContent('#tip');
+      expect(shown).toContain(FIXTURE.kyivStrike.title);
+      expect(shown).toContain('score 9.2 · 1 source · 20 Nov 06:00 UTC');
+      await frame.hover('header');
+      await frame.waitForSelector('#tip', { state: 'hidden' });
+      await frame.focus(`#wmap a[href="${FIXTURE.lyonHospital.source_url}"]`);
+      await frame.waitForSelector('#tip:not([hidden])');
+      expect(await frame.textContent('#tip')).toContain(FIXTURE.lyonHospital.title);
+      const [opened] = await Promise.all([context.waitForEvent('page'), frame.click(`${link} circle`)]);
+      await opened.waitForLoadState();
+      expect(opened.url()).toBe(FIXTURE.kyivStrike.source_url);
+      expect(await opened.evaluate(() => window.opener)).toBeNull();
       expect(problems).toEqual([]);
     } finally {
       await context.close();

@@ -3,7 +3,7 @@ import { memoryStore } from '../../src/store/memory';
 import type { Store } from '../../src/store/types';
 import { memoryLogger, startTestApp, type TestApp, withTestApp, seedFixtures } from '../support/harness';
 
-const PUBLIC_READS = ['/api/v1/feed', '/api/export', '/embed', '/embed/data'];
+const PUBLIC_READS = ['/api/v1/feed', '/api/export', '/embed', '/embed/data', '/api/v1/map.svg'];
 
 describe('feeds, export and embed as public reads', () => {
   let broken: TestApp;
@@ -36,6 +36,8 @@ describe('feeds, export and embed as public reads', () => {
         '401',
         '429',
         '500',
+        // The map's PNG, on a deployment that cannot rasterise (a Worker).
+        ...(path === '/api/v1/map.svg' ? ['501'] : []),
         '503',
       ]);
     }

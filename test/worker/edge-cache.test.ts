@@ -36,7 +36,12 @@ describe.skipIf(!testDatabaseUrl())('API Worker in workerd: edge cache', () => {
     throw new Error(`${path} never came from the edge cache`);
   };
 
-  it.each(['/api/v1/stats', '/api/v1/clusters?days=30', '/api/export?format=csv&limit=5'])(
+  it.each([
+    '/api/v1/stats',
+    '/api/v1/clusters?days=30',
+    '/api/export?format=csv&limit=5',
+    '/api/v1/map.svg?days=7',
+  ])(
     '%s: the first read reaches the database, the next ones are answered at the edge without it',
     async (path) => {
       const first = await get(path);

@@ -190,14 +190,28 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('API Worker in workerd: f
     const bad = await get('/embed?hours=0');
     expect(bad.status).toBe(400);
     expect(bad.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(bad.headers.get('content-security-policy')).toBe(
-      "default-src 'none'; base-uri 'none'; form-action 'none'",
+    expect(bad.headers.get('content-security-policy')).toMatch(
+      /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; base-uri 'none'; form-action 'none'$/,
     );
     const health = await get('/api/v1/health');
     expect(health.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
     expect(health.headers.get('x-frame-options')).toBe('DENY');
 
     await expectConditional(get, '/embed?hours=6&theme=light');
+  });
+
+  it('draws the map as SVG, and answers format=png with 501 (no rasteriser in the Worker)', async () => {
+    const get = client();
+    const res = await get('/api/v1/map.svg?hours=6&theme=dark');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/svg+xml; charset=utf-8');
+    const svg = await res.text();
+    expect(XMLValidator.validate(svg)).toBe(true);
+    expect(svg).toContain('<title id="map-t">Events of the last 6 h</title>');
+    expect(svg).toMatch(/data-cc="NO" data-events="1"/);
+    await expectProblem(await get('/api/v1/map.svg?format=png'), 501, 'format_unavailable');
+    await expectProblem(await get('/api/v1/map.svg?days=31'), 400, 'invalid_request');
+    await expectConditional(get, '/api/v1/map.svg?hours=6');
   });
 
   /** An export fetched by a fresh client: a 200 download of `type`, its file named by `filename`. */
