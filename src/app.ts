@@ -7,6 +7,7 @@ import { ApiError, invalidRequest, problemResponse } from './http/problem';
 import { allowedMethods } from './http/methods';
 import { observe } from './http/observe';
 import { securityHeaders } from './http/security';
+import { rejectUnknownParams } from './http/unknown-params';
 import { isStatementTimeout, isUnavailable, isUntranslatableText } from './http/unavailable';
 import { isDatetimeError } from './signals/timestamps';
 import { mcpRoutes } from './mcp/route';
@@ -159,7 +160,7 @@ export function createApp() {
     description: 'The operator token (ADMIN_TOKEN).',
   });
   // Public reads, rate-limited like the others.
-  app.use(OPENAPI_PATH, access('public'));
+  app.use(OPENAPI_PATH, access('public'), rejectUnknownParams([]));
   app.doc31(OPENAPI_PATH, OPENAPI_INFO);
   app.route(
     '/',

@@ -2201,6 +2201,22 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
             401: {
                 headers: {
@@ -2293,6 +2309,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Freshness"];
+                };
+            };
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
@@ -2426,7 +2458,7 @@ export interface operations {
                     "application/geo+json": components["schemas"]["SignalFeatureCollection"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2538,7 +2570,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignalDetail"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2688,7 +2720,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2814,6 +2846,22 @@ export interface operations {
                     "application/json": components["schemas"]["KeyList"];
                 };
             };
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
             401: {
                 headers: {
@@ -2921,7 +2969,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuedKey"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3079,7 +3127,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3222,7 +3270,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestResult"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3358,7 +3406,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuedKey"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3493,7 +3541,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3621,6 +3669,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
             401: {
                 headers: {
@@ -3719,7 +3783,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3883,7 +3947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4041,7 +4105,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4171,7 +4235,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4299,7 +4363,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4421,6 +4485,18 @@ export interface operations {
                     "application/json": components["schemas"]["DispatchSummary"];
                 };
             };
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
             401: {
                 headers: {
@@ -4511,7 +4587,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4613,7 +4689,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminSource"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4749,7 +4825,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminSource"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4847,7 +4923,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4963,7 +5039,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminSource"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5106,7 +5182,7 @@ export interface operations {
                     "application/json": components["schemas"]["UpstreamResult"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5229,7 +5305,7 @@ export interface operations {
                     "application/json": components["schemas"]["SnapshotList"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5345,7 +5421,7 @@ export interface operations {
                     "application/json": components["schemas"]["SourceList"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5458,6 +5534,22 @@ export interface operations {
                     "application/json": components["schemas"]["Trending"];
                 };
             };
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
             401: {
                 headers: {
@@ -5562,7 +5654,7 @@ export interface operations {
                     "application/json": components["schemas"]["CompoundCrisisList"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5694,6 +5786,22 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
             401: {
                 headers: {
@@ -5818,7 +5926,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5937,7 +6045,7 @@ export interface operations {
                     "application/json": components["schemas"]["EntityView"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6064,6 +6172,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WatchBrief"];
+                };
+            };
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
@@ -6211,7 +6335,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6307,6 +6431,10 @@ export interface operations {
                 valence?: "crisis" | "update" | "resolution";
                 /** @description Minimum significance score, 0–10 (default 0). */
                 minScore?: number;
+                /** @description Comma-separated threat layers, as /api/v1/signals spells it (an alias of `layer` that takes several). Give `layer` or `layers`, not both. */
+                layers?: string;
+                /** @description As /api/v1/signals spells it: an alias of `minScore`. Give one of the two. */
+                min_score?: number;
                 /** @description `event`: one signal per event, the strongest of the event's signals that match the other filters (filters apply first), so an event told by ten outlets appears once, with its `corroboration`. Pages never repeat an event. */
                 distinct?: "event";
                 /** @description `csv` (default; RFC 4180), `json` or `geojson` (an RFC 7946 FeatureCollection, `application/geo+json`). */
@@ -6358,7 +6486,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6642,7 +6770,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6771,7 +6899,7 @@ export interface operations {
                     "application/json": null;
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6964,6 +7092,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
             401: {
                 headers: {
@@ -7056,6 +7200,22 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
@@ -7155,6 +7315,22 @@ export interface operations {
                         info: Record<string, never>;
                         paths: Record<string, never>;
                     };
+                };
+            };
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */

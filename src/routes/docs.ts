@@ -3,6 +3,7 @@ import type { AppEnv } from '../deps';
 import { access } from '../http/auth';
 import { createRouter } from '../http/openapi';
 import { ERRORS_DOC_PATH, PROBLEMS } from '../http/problem';
+import { rejectUnknownParams } from '../http/unknown-params';
 
 /**
  * The interactive docs page, working with no internet and no third-party script: the API
@@ -104,7 +105,7 @@ export function errorsRoutes() {
     c.header('Cache-Control', 'public, max-age=3600');
     return c.html(page, 200);
   };
-  return createRouter().get(ERRORS_DOC_PATH, access('public'), handler);
+  return createRouter().get(ERRORS_DOC_PATH, access('public'), rejectUnknownParams([]), handler);
 }
 
 /**
@@ -119,5 +120,5 @@ export function docsRoutes(openApiPath: string, document: () => unknown) {
     c.header('Cache-Control', 'public, max-age=300');
     return c.html(page, 200);
   };
-  return createRouter().get(DOCS_PATH, access('public'), handler);
+  return createRouter().get(DOCS_PATH, access('public'), rejectUnknownParams([]), handler);
 }
