@@ -4,6 +4,8 @@
 FROM node:22-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The workspace's manifest, which npm ci expects; the client package is not part of the server.
+COPY packages/client/package.json ./packages/client/
 # Production dependencies only; no install scripts are needed at run time.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
