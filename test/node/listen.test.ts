@@ -1,15 +1,5 @@
-import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { startServer, suiteDataDirs } from '../support/server-process';
-
-/** Whether something accepts a TCP connection at `host:port`. */
-const accepts = (host: string, port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect({ host, port, timeout: 2_000 });
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => (socket.destroy(), resolve(false)));
-  });
+import { accepts, startServer, suiteDataDirs } from '../support/server-process';
 
 // On Linux all of 127.0.0.0/8 is loopback: a server bound to 127.0.0.1 refuses 127.0.0.2, one
 // bound to every interface accepts it, so the pair tells the two apart without another network.

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
@@ -25,35 +26,59 @@ export async function startServer(
       ([name]) => !/^(DATABASE_URL|ADMIN_TOKEN|UPSTASH_|TRUST_PROXY|PUBLIC_BASE_URL|HOST$)/.test(name),
     ),
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { ...clean, PORT: '0', SEED: 'false', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const started = spawnScript('src/server.ts', {
+    ...clean,
+    PORT: '0',
+    SEED: 'false',
+    LOG_LEVEL: 'warn',
+    ...env,
   });
+  const { child, exited } = started;
   let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   try {
-    await new Promise<void>((resolve, reject) => {
-      const check = setInterval(() => {
-        if (/Docs:/.test(output)) {
-          clearInterval(check);
-          resolve();
-        }
-      }, 50);
-      void exited.then((code) => {
-        clearInterval(check);
-        reject(new Error(`server exited (${code}) before its banner:\n${output}`));
-      });
-    });
+    output = (await started.until(/Docs:/)).output;
     const bound = /listening on (\S+)/.exec(output)?.[1] ?? '';
     await during({ output, bound, port: Number(/:(\d+)$/.exec(bound)?.[1]) });
   } finally {
     child.kill('SIGTERM');
     await exited;
   }
-  return output;
+  return started.output();
 }
+
+/** A script run by tsx, its output collected, with a way to wait for a line of it. */
+export function spawnScript(script: string, env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  /** Resolves with the first match of `pattern` in the output (and the output so far); rejects if it exits first. */
+  const until = (pattern: RegExp) =>
+    new Promise<{ match: RegExpExecArray; output: string }>((resolve, reject) => {
+      const check = setInterval(() => {
+        const match = pattern.exec(output);
+        if (match) (clearInterval(check), resolve({ match, output }));
+      }, 50);
+      void exited.then((code) => {
+        clearInterval(check);
+        reject(new Error(`${script} exited (${code}) before printing ${pattern}:\n${output}`));
+      });
+    });
+  return { child, exited, until, output: () => output };
+}
+
+/** Whether something accepts a TCP connection at `host:port`. */
+export const accepts = (host: string, port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ host, port, timeout: 2_000 });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => (socket.destroy(), resolve(false)));
+  });
 
 /** A fresh data directory per call, all removed after the suite. */
 export function suiteDataDirs(prefix: string): () => string {
