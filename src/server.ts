@@ -90,7 +90,7 @@ ${listening}
   Demo API key: ${key}  (pro tier)
 
 Try:
-  curl -H "X-Api-Key: ${key}" "${base}/api/v1/signals?layers=cyber,military&min_score=7&limit=5"
+  curl -H "X-Api-Key: ${key}" "${base}/api/v1/signals?layers=cyber,military&min_score=7&distinct=event&limit=5"
 `
       : `
 ${listening}
