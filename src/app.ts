@@ -34,13 +34,18 @@ import { webhookRoutes } from './routes/webhooks';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
+/** Where a key goes on the docs page, and where one comes from. */
+const KEY_HINT =
+  'paste your API key (`sig_…`) into the **Value** field under *Authentication* (scheme `ApiKey`, sent as `X-Api-Key`), then use *Test Request*. `npm start` prints a demo key; `POST /api/v1/keys` with `{"email": "you@example.org"}` issues a free one.';
+
 const OPENAPI_INFO = {
   openapi: '3.1.0',
   info: {
     title: 'Signal Intelligence API',
     version: '1.0.0',
     description:
-      'Scored intelligence signals (military, cyber, economic, disaster, political, criminal, health, supply chain) with filters, analytics, feeds, exports and signed webhooks. Errors are `application/problem+json` with a stable `code`, each explained on the [errors page](/api/v1/docs/errors).',
+      'Scored intelligence signals (military, cyber, economic, disaster, political, criminal, health, supply chain) with filters, analytics, feeds, exports and signed webhooks. Errors are `application/problem+json` with a stable `code`, each explained on the [errors page](/api/v1/docs/errors).\n\n**Trying requests on this page:** ' +
+      KEY_HINT,
   },
   servers: [{ url: '/' }],
 };
@@ -152,6 +157,7 @@ export function createApp() {
     type: 'apiKey',
     in: 'header',
     name: 'X-Api-Key',
+    description: KEY_HINT,
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'Bearer', { type: 'http', scheme: 'bearer' });
   app.openAPIRegistry.registerComponent('securitySchemes', 'AdminToken', {
