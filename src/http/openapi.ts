@@ -501,6 +501,9 @@ export function completeDocument<T extends object>(generated: T): T {
   return doc as unknown as T;
 }
 
+const PUBLIC_401 =
+  'Only when a key is sent and it is unknown, malformed or revoked (`invalid_api_key`): this endpoint needs no key, so send none or a valid one.';
+
 function completeOperation(operation: Operation, method: string, path: string): void {
   const traits = (operation[TRAITS_FIELD] ?? {}) as AnswerTraits;
   delete operation[TRAITS_FIELD];
@@ -512,7 +515,11 @@ function completeOperation(operation: Operation, method: string, path: string): 
   // Every route but the admin ones and the static script runs `access()`: a bad key is a 401 and
   // the rate limits apply, their headers on every answer.
   const limited = !admin && path !== STATIC_SCRIPT;
+  // A public route needs no key, but one that is sent and bad is refused rather than ignored
+  // (a caller must learn their key is wrong): its 401 says exactly that, and nothing more.
+  const isPublic = operation.security.length === 0;
   if (limited) responses[401] ??= problemResponse(errorResponses[401].description);
+  if (limited && isPublic) responses[401] = { ...responses[401]!, description: PUBLIC_401 };
   // Every route of the app refuses a query parameter it does not declare (`rejectUnknownParams`).
   if (path !== STATIC_SCRIPT) responses[400] ??= problemResponse(errorResponses[400].description);
   // Admin routes have no rate limit, but failed admin tokens are limited per IP (a 429 for them).
