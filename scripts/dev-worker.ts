@@ -151,7 +151,11 @@ process.on('SIGTERM', () => void stop());
 void exited.then(() => stop(1));
 
 const base = `http://127.0.0.1:${port}`;
-await untilHealthy(base);
+// Stopping is the only way out: an exit that skipped it would leave workerd running.
+await untilHealthy(base).catch((error: unknown) => {
+  console.error(String(error));
+  return stop(1);
+});
 console.log(`
 Signal Intelligence API Worker (workerd) listening on 127.0.0.1:${port}
   Docs:         ${base}/api/v1/docs
