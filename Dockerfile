@@ -4,11 +4,16 @@
 FROM node:22-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The workspace's manifest, which npm ci expects; the client package is not part of the server.
+COPY packages/client/package.json ./packages/client/
 # Production dependencies only; no install scripts are needed at run time.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM node:22-bookworm-slim
+# HOST: in a container the published port is the boundary, so listen on every interface
+# (the Node server's own default is 127.0.0.1).
 ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
     PORT=8787 \
     DATA_DIR=/data
 WORKDIR /app

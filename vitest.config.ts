@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Reporter } from 'vitest/reporters';
 import { defineConfig } from 'vitest/config';
 
@@ -34,6 +35,13 @@ const contractReporter: Reporter = {
 };
 
 export default defineConfig({
+  // The repository uses the client package from its source (as tsconfig's `paths` does), so
+  // tests need no build; the packed build has its own check (scripts/client-smoke.ts).
+  resolve: {
+    alias: {
+      '@signal-intel/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)),
+    },
+  },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,

@@ -18,5 +18,6 @@ const unitFiles = readdirSync('test', { recursive: true })
 // Not mergeConfig, which would add these files to the base include. No contract setup either:
 // these files send no request, and the setup would load the whole app into every one of them.
 export default defineConfig({
+  resolve: base.resolve,
   test: { ...base.test, include: unitFiles, setupFiles: [], reporters: ['default'] },
 });

@@ -7,6 +7,7 @@ import { ApiError, invalidRequest, problemResponse } from './http/problem';
 import { allowedMethods } from './http/methods';
 import { observe } from './http/observe';
 import { securityHeaders } from './http/security';
+import { rejectUnknownParams } from './http/unknown-params';
 import { isStatementTimeout, isUnavailable, isUntranslatableText } from './http/unavailable';
 import { isDatetimeError } from './signals/timestamps';
 import { mcpRoutes } from './mcp/route';
@@ -34,13 +35,18 @@ import { webhookRoutes } from './routes/webhooks';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
+/** Where a key goes on the docs page, and where one comes from. */
+const KEY_HINT =
+  'paste your API key (`sig_…`) into the **Value** field under *Authentication* (scheme `ApiKey`, sent as `X-Api-Key`), then use *Test Request*. `npm start` prints a demo key; `POST /api/v1/keys` with `{"email": "you@example.org"}` issues a free one.';
+
 const OPENAPI_INFO = {
   openapi: '3.1.0',
   info: {
     title: 'Signal Intelligence API',
     version: '1.0.0',
     description:
-      'Scored intelligence signals (military, cyber, economic, disaster, political, criminal, health, supply chain) with filters, analytics, feeds, exports and signed webhooks. Errors are `application/problem+json` with a stable `code`, each explained on the [errors page](/api/v1/docs/errors).\n\nWhere the events of the last 7 days are ([`GET /api/v1/map.svg`](#tag/embed/get/api/v1/map.svg), public):\n\n![A world map of the last 7 days: countries shaded by events, a mark per event](/api/v1/map.svg?days=7&width=720)',
+      'Scored intelligence signals (military, cyber, economic, disaster, political, criminal, health, supply chain) with filters, analytics, feeds, exports and signed webhooks. Errors are `application/problem+json` with a stable `code`, each explained on the [errors page](/api/v1/docs/errors).\n\nWhere the events of the last 7 days are ([`GET /api/v1/map.svg`](#tag/embed/get/api/v1/map.svg), public):\n\n![A world map of the last 7 days: countries shaded by events, a mark per event](/api/v1/map.svg?days=7&width=720)\n\n**Trying requests on this page:** ' +
+      KEY_HINT,
   },
   servers: [{ url: '/' }],
 };
@@ -153,6 +159,7 @@ export function createApp() {
     type: 'apiKey',
     in: 'header',
     name: 'X-Api-Key',
+    description: KEY_HINT,
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'Bearer', { type: 'http', scheme: 'bearer' });
   app.openAPIRegistry.registerComponent('securitySchemes', 'AdminToken', {
@@ -161,7 +168,7 @@ export function createApp() {
     description: 'The operator token (ADMIN_TOKEN).',
   });
   // Public reads, rate-limited like the others.
-  app.use(OPENAPI_PATH, access('public'));
+  app.use(OPENAPI_PATH, access('public'), rejectUnknownParams([]));
   app.doc31(OPENAPI_PATH, OPENAPI_INFO);
   app.route(
     '/',

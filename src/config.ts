@@ -10,6 +10,15 @@ const optionalUrl = z.url().optional();
 
 const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  /**
+   * The address the Node server binds. Loopback by default, since the embedded demo prints an
+   * admin token and a key: reachable from this machine only until someone chooses otherwise
+   * (the container sets `0.0.0.0`, its port being published on purpose).
+   */
+  HOST: z
+    .string()
+    .regex(/^[A-Za-z0-9.:-]+$/, 'must be an IP address or a host name, e.g. 127.0.0.1 or 0.0.0.0')
+    .default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('.data'),
   DATABASE_URL: z
     .string()

@@ -67,6 +67,8 @@ export function nodeDeps(
 export interface RunningServer {
   url: string;
   port: number;
+  /** The address actually bound (`127.0.0.1`, `0.0.0.0`, `::` …). */
+  host: string;
   server: ServerType;
   close(): Promise<void>;
 }
@@ -132,8 +134,11 @@ function capConnectionsPerAddress(server: ServerType, max: number) {
   });
 }
 
-/** Serves the app on `port` (0 picks a free one) with `deps` handed to every request. */
-export function serveApp(deps: Deps, port: number, hostname = '0.0.0.0'): Promise<RunningServer> {
+/**
+ * Serves the app on `hostname:port` (port 0 picks a free one; the host defaults to `HOST`) with
+ * `deps` handed to every request.
+ */
+export function serveApp(deps: Deps, port: number, hostname = deps.config.HOST): Promise<RunningServer> {
   const app = createApp();
   docsScript ??= readDocsScript();
   return new Promise((resolve) => {
@@ -151,6 +156,7 @@ export function serveApp(deps: Deps, port: number, hostname = '0.0.0.0'): Promis
         resolve({
           url: `http://localhost:${info.port}`,
           port: info.port,
+          host: info.address,
           server,
           close: () =>
             new Promise<void>((done) => {

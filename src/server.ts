@@ -20,6 +20,15 @@ import { startDispatchTimer } from './webhooks/schedule';
 
 const DEMO_EMAIL = 'demo@signal-intel.local';
 
+/** Addresses that mean "every interface": a browser reaches them as localhost. */
+const WILDCARD = new Set(['0.0.0.0', '::', '']);
+
+/** The host a URL on this machine uses for the bound address. */
+function reachableHost(host: string): string {
+  if (WILDCARD.has(host)) return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 /** A ready demo key: the one kept under DATA_DIR while it is still valid, else a new pro key. */
 async function demoKey(db: Database, config: Config): Promise<string> {
   const file = join(config.DATA_DIR, 'demo-key');
@@ -64,7 +73,9 @@ async function main() {
   const key = embedded ? await demoKey(database.db, config) : null;
   const running = await serveApp(deps, config.PORT);
   const dispatcher = config.LIVE_SOURCES ? await startLiveSources(deps) : startDispatchTimer(deps);
-  const base = config.PUBLIC_BASE_URL ?? `http://localhost:${running.port}`;
+  const base = config.PUBLIC_BASE_URL ?? `http://${reachableHost(running.host)}:${running.port}`;
+  const bound = `${running.host.includes(':') ? `[${running.host}]` : running.host}:${running.port}`;
+  const listening = `Signal Intelligence API listening on ${bound} (${WILDCARD.has(running.host) ? 'every interface: reachable from other machines; HOST=127.0.0.1 keeps it local' : 'set HOST=0.0.0.0 to accept other machines'})`;
   const adminSource = process.env.ADMIN_TOKEN
     ? 'from ADMIN_TOKEN (not printed)'
     : `generated into ${join(config.DATA_DIR, 'admin-token')} (not printed)`;
@@ -72,16 +83,18 @@ async function main() {
   console.log(
     key
       ? `
-Signal Intelligence API listening on ${base}
+${listening}
+  Base URL:     ${base}
   Docs:         ${base}/api/v1/docs
   Admin token:  ${config.ADMIN_TOKEN}
   Demo API key: ${key}  (pro tier)
 
 Try:
-  curl -H "X-Api-Key: ${key}" "${base}/api/v1/signals?layers=cyber,military&min_score=7&limit=5"
+  curl -H "X-Api-Key: ${key}" "${base}/api/v1/signals?layers=cyber,military&min_score=7&distinct=event&limit=5"
 `
       : `
-Signal Intelligence API listening on ${base}
+${listening}
+  Base URL:     ${base}
   Docs:         ${base}/api/v1/docs
   Admin token:  ${adminSource}
 `,

@@ -20,8 +20,17 @@ export function presentedKey(c: Context, allowQueryKey: boolean): string | null 
   return null;
 }
 
-const invalidKey = () =>
-  new ApiError(401, 'invalid_api_key', 'The API key is unknown, malformed or revoked.');
+/** Where a new key comes from and how a lost one is recovered: the next step of a 401. */
+const NEXT_STEP =
+  'A new account gets a free key from POST /api/v1/keys with {"email": "you@example.org"}; an account adds a key with that call sent with one of its keys; if every key of an account is lost, the operator reissues one (npm run cli -- keys create --email <email> --tier <tier>, or POST /api/v1/admin/keys).';
+
+/** 401 for a key that is unknown, malformed or revoked, saying what to do next. */
+export const invalidKey = () =>
+  new ApiError(
+    401,
+    'invalid_api_key',
+    `The API key is unknown, malformed or revoked: check it for typos. ${NEXT_STEP}`,
+  );
 
 /** The active key behind `keyHash` from the database (and into the cache), or null. */
 async function lookUp(c: Context<AppEnv>, keyHash: string): Promise<Caller | null> {
@@ -82,7 +91,7 @@ export function access(mode: AccessMode, options: { queryKey?: boolean } = {}): 
         throw new ApiError(
           401,
           'missing_api_key',
-          'This endpoint needs an API key in X-Api-Key or Authorization: Bearer.',
+          `This endpoint needs an API key in X-Api-Key or Authorization: Bearer. ${NEXT_STEP}`,
           undefined,
           { 'WWW-Authenticate': 'Bearer realm="signal-intel"' },
         );

@@ -3,6 +3,7 @@ import type { AppEnv } from '../deps';
 import { LAYERS, VALENCES } from '../vocab';
 import { CorroborationSchema, EventIdSchema } from '../signals/serialize';
 import { invalidRequest, type FieldError } from './problem';
+import { rejectUnknownParams } from './unknown-params';
 
 /**
  * Zod issues as our `errors` entries: the field path and a readable message. Query and path
@@ -15,7 +16,18 @@ export function fieldErrors(error: z.ZodError, parameters = false): FieldError[]
   }));
 }
 
-/** A router whose validation failures become 400 `invalid_request` problems. */
+/** The names a route's query schema declares; `undefined` when it is not a plain object schema. */
+function declaredQuery(query: unknown): string[] | undefined {
+  if (query === undefined) return [];
+  const shape = (query as { shape?: Record<string, unknown> }).shape;
+  return shape ? Object.keys(shape) : undefined;
+}
+
+/**
+ * A router whose validation failures become 400 `invalid_request` problems, and whose every
+ * route refuses query parameters its schema does not declare (see `rejectUnknownParams`), so
+ * a route gets that from its definition alone.
+ */
 export function createRouter() {
   const router = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
@@ -29,6 +41,15 @@ export function createRouter() {
   // generator) gets it completed with what every route shares; see `completeDocument`.
   const generate = router.getOpenAPI31Document;
   router.getOpenAPI31Document = (config, options) => completeDocument(generate(config, options));
+  const register = router.openapi;
+  router.openapi = ((route, handler, hook) => {
+    const declared = declaredQuery(route.request?.query);
+    if (!declared) return register(route, handler, hook);
+    const given = route.middleware ?? [];
+    // After the route's own middleware (edge cache, access), just before its validators.
+    const middleware = [...(Array.isArray(given) ? given : [given]), rejectUnknownParams(declared)];
+    return register({ ...route, middleware }, handler, hook);
+  }) as typeof register;
   return router;
 }
 
@@ -64,7 +85,9 @@ const problem = (description: string) => ({
 
 /** The error responses shared by routes, for the OpenAPI document. */
 export const errorResponses = {
-  400: problem('Invalid parameter or body (`invalid_request`, `invalid_json`).'),
+  400: problem(
+    'An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`).',
+  ),
   401: problem('Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key.'),
   404: problem('Not found (`not_found`).'),
   409: problem('Conflict with the current state.'),
@@ -428,7 +451,7 @@ const PROJECT_INFO = {
 
 /**
  * Completes the document the routes generate with what holds for every route, so no route can
- * forget it: a stable `operationId`, `security: []` on public operations, the 401/429/500/503
+ * forget it: a stable `operationId`, `security: []` on public operations, the 400/401/429/500/503
  * problems of the shared middleware (with `Retry-After`), the rate-limit, request-id and timing
  * headers, `If-None-Match`/304 with `ETag` where conditional GET works, the cache headers, the
  * self-describing routes, the `webhooks` section, tags with descriptions, license and contact.
@@ -478,6 +501,9 @@ export function completeDocument<T extends object>(generated: T): T {
   return doc as unknown as T;
 }
 
+const PUBLIC_401 =
+  'Only when a key is sent and it is unknown, malformed or revoked (`invalid_api_key`): this endpoint needs no key, so send none or a valid one.';
+
 function completeOperation(operation: Operation, method: string, path: string): void {
   const traits = (operation[TRAITS_FIELD] ?? {}) as AnswerTraits;
   delete operation[TRAITS_FIELD];
@@ -489,7 +515,13 @@ function completeOperation(operation: Operation, method: string, path: string): 
   // Every route but the admin ones and the static script runs `access()`: a bad key is a 401 and
   // the rate limits apply, their headers on every answer.
   const limited = !admin && path !== STATIC_SCRIPT;
+  // A public route needs no key, but one that is sent and bad is refused rather than ignored
+  // (a caller must learn their key is wrong): its 401 says exactly that, and nothing more.
+  const isPublic = operation.security.length === 0;
   if (limited) responses[401] ??= problemResponse(errorResponses[401].description);
+  if (limited && isPublic) responses[401] = { ...responses[401]!, description: PUBLIC_401 };
+  // Every route of the app refuses a query parameter it does not declare (`rejectUnknownParams`).
+  if (path !== STATIC_SCRIPT) responses[400] ??= problemResponse(errorResponses[400].description);
   // Admin routes have no rate limit, but failed admin tokens are limited per IP (a 429 for them).
   if (limited || admin) responses[429] ??= problemResponse(errorResponses[429].description);
   const conditional = 304 in responses;

@@ -15,7 +15,7 @@ export const PROBLEMS = {
   invalid_request: {
     status: 400,
     title: 'Invalid request',
-    when: 'A parameter, header or body field is invalid; every offending field is listed in `errors`.',
+    when: 'A parameter, header or body field is invalid, or a query parameter is one the endpoint does not take; every offending field is listed in `errors`.',
   },
   invalid_json: { status: 400, title: 'Malformed JSON body', when: 'The body is not valid JSON.' },
   unparseable_document: {

@@ -3,6 +3,7 @@ import type { AppEnv } from '../deps';
 import { access } from '../http/auth';
 import { createRouter } from '../http/openapi';
 import { ERRORS_DOC_PATH, PROBLEMS } from '../http/problem';
+import { rejectUnknownParams } from '../http/unknown-params';
 
 /**
  * The interactive docs page, working with no internet and no third-party script: the API
@@ -32,10 +33,13 @@ const DOCS_CSP = [
 ].join('; ');
 
 function docsHtml(openApiPath: string): string {
-  const configuration = JSON.stringify({ url: openApiPath, withDefaultFonts: false }).replaceAll(
-    '"',
-    '&quot;',
-  );
+  // The key scheme is preselected, so "Test request" sends X-Api-Key once a key is pasted,
+  // instead of opening on "No authentication selected".
+  const configuration = JSON.stringify({
+    url: openApiPath,
+    withDefaultFonts: false,
+    authentication: { preferredSecurityScheme: 'ApiKey' },
+  }).replaceAll('"', '&quot;');
   return `<!doctype html>
 <html lang="en">
   <head>
@@ -104,7 +108,7 @@ export function errorsRoutes() {
     c.header('Cache-Control', 'public, max-age=3600');
     return c.html(page, 200);
   };
-  return createRouter().get(ERRORS_DOC_PATH, access('public'), handler);
+  return createRouter().get(ERRORS_DOC_PATH, access('public'), rejectUnknownParams([]), handler);
 }
 
 /**
@@ -119,5 +123,5 @@ export function docsRoutes(openApiPath: string, document: () => unknown) {
     c.header('Cache-Control', 'public, max-age=300');
     return c.html(page, 200);
   };
-  return createRouter().get(DOCS_PATH, access('public'), handler);
+  return createRouter().get(DOCS_PATH, access('public'), rejectUnknownParams([]), handler);
 }

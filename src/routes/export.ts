@@ -3,7 +3,15 @@ import { access } from '../http/auth';
 import { edgeCache } from '../http/edge-cache';
 import { cachedPublicRead, canonicalQuery, publicCacheKey } from '../http/etag';
 import { answers, createRouter, errors } from '../http/openapi';
-import { countryParam, distinctParam, layerParam, numberParam, valenceParam } from '../http/params';
+import {
+  countryParam,
+  distinctParam,
+  layerParam,
+  layersParam,
+  numberParam,
+  valenceParam,
+} from '../http/params';
+import { invalidRequest } from '../http/problem';
 import { csvHeaders, signalsCsv } from '../signals/csv';
 import { GEOJSON_CONTENT_TYPE, geoJsonCollection, SignalFeatureSchema } from '../signals/geojson';
 import { listSignalPage } from '../signals/page';
@@ -23,6 +31,17 @@ const ExportQuery = z.object({
   minScore: numberParam(0, 10)
     .optional()
     .openapi({ description: 'Minimum significance score, 0–10 (default 0).', example: 6 }),
+  // The /signals spellings, since users move between the two: without them `layers=cyber`
+  // would be refused here (or, before unknown parameters were refused, silently ignored).
+  layers: layersParam().optional().openapi({
+    description:
+      'Comma-separated threat layers, as /api/v1/signals spells it (an alias of `layer` that takes several). Give `layer` or `layers`, not both.',
+    example: 'cyber,military',
+  }),
+  min_score: numberParam(0, 10).optional().openapi({
+    description: 'As /api/v1/signals spells it: an alias of `minScore`. Give one of the two.',
+    example: 6,
+  }),
   distinct: distinctParam().optional(),
   format: z
     .enum(['csv', 'json', 'geojson'], { message: 'must be csv, json or geojson' })
@@ -46,6 +65,15 @@ const ExportQuery = z.object({
 });
 
 const EXPORT_PARAMS = Object.keys(ExportQuery.shape);
+
+/** A filter given under both of its spellings is refused rather than one silently winning. */
+function refuseBoth(query: Record<string, unknown>, first: string, second: string): void {
+  if (query[first] === undefined || query[second] === undefined) return;
+  throw invalidRequest(
+    [{ path: second, message: `give \`${first}\` or \`${second}\`, not both` }],
+    `${first} and ${second} are two spellings of one filter; give one.`,
+  );
+}
 
 const ExportJsonSchema = z
   .object({
@@ -88,11 +116,16 @@ const exportRoute = createRoute({
 });
 
 export const exportRoutes = createRouter().openapi(exportRoute, async (c) => {
-  const { layer, country, valence, minScore, distinct, format, limit } = c.req.valid('query');
+  const query = c.req.valid('query');
+  refuseBoth(query, 'layer', 'layers');
+  refuseBoth(query, 'minScore', 'min_score');
+  const { layer, country, valence, distinct, format, limit } = query;
+  const layers = query.layers ?? (layer ? [layer] : undefined);
+  const minScore = query.minScore ?? query.min_score;
   const { db, now } = c.env.deps;
   const key = await publicCacheKey('export', canonicalQuery(c.req.url, EXPORT_PARAMS));
   return cachedPublicRead(c, { key, maxAge: EXPORT_MAX_AGE }, async () => {
-    const filter = { layers: layer ? [layer] : undefined, country, valence, minScore, distinct };
+    const filter = { layers, country, valence, minScore, distinct };
     const page = await listSignalPage(db, filter, { limit, offset: 0 }, format);
     const filename = `signals-${now().toISOString().slice(0, 10)}.${format}`;
     if (format === 'csv') return { body: signalsCsv(page.data), headers: csvHeaders(filename) };

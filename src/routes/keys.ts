@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../deps';
-import { access, callerOf } from '../http/auth';
+import { access, callerOf, invalidKey } from '../http/auth';
 import { jsonBody } from '../http/body';
 import { createRouter, errors, security } from '../http/openapi';
 import { ApiError, invalidRequest, notFound } from '../http/problem';
@@ -158,7 +158,7 @@ export const keyRoutes = createRouter()
         );
       }
       if (outcome.refused === 'no_account') {
-        throw new ApiError(401, 'invalid_api_key', 'The API key is unknown, malformed or revoked.');
+        throw invalidKey();
       }
       throw new ApiError(
         409,
@@ -169,7 +169,13 @@ export const keyRoutes = createRouter()
     applyLimit(c, 'public', await countHit(c, RULES.signup, clientIp(c)));
     if (body.email === undefined) throw invalidRequest([{ path: 'email', message: 'Required' }]);
     const issued = await signUp(db, body.email, body.name ?? null);
-    if (!issued) throw new ApiError(409, 'account_exists', 'An account with this email already exists.');
+    if (!issued) {
+      throw new ApiError(
+        409,
+        'account_exists',
+        'An account with this email already exists. To add a key to it, call POST /api/v1/keys with one of its keys (X-Api-Key); if every key is lost, the operator reissues one (npm run cli -- keys create --email <email> --tier <tier>, or POST /api/v1/admin/keys).',
+      );
+    }
     return c.json(issued, 201);
   })
   .openapi(listKeysRoute, async (c) => {

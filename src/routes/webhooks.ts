@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../deps';
-import { access, callerOf } from '../http/auth';
+import { access, callerOf, invalidKey } from '../http/auth';
 import { jsonBody } from '../http/body';
 import { createRouter, errors, security } from '../http/openapi';
 import { ApiError, invalidRequest, notFound } from '../http/problem';
@@ -200,7 +200,7 @@ export const webhookRoutes = createRouter()
         );
       }
       if (error instanceof KeyRevoked) {
-        throw new ApiError(401, 'invalid_api_key', 'The API key is unknown, malformed or revoked.');
+        throw invalidKey();
       }
       throw error;
     }

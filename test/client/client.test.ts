@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSignalClient, retryAfterSeconds, verifyWebhook, type Signal } from '../../src/client';
+import { createSignalClient, retryAfterSeconds, verifyWebhook, type Signal } from '@signal-intel/client';
 import { queryRows } from '../../src/db/client';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { generateEncryptionKey } from '../../src/webhooks/crypto';

@@ -74,7 +74,7 @@ describe.each(backends)('GET /embed on $name', (backend) => {
   });
 
   it('points the refresh at the same selection, and serves it as JSON', async () => {
-    const html = await (await app.fetch('/embed?theme=light&country=ng&hours=168&utm=x')).text();
+    const html = await (await app.fetch('/embed?theme=light&country=ng&hours=168&utm_source=x')).text();
     expect(html).toContain('data-src="/embed/data?country=ng&amp;hours=168"');
     expect(html).toContain('data-refresh="120"');
     const res = await app.fetch('/embed/data?country=ng&hours=168');

@@ -144,6 +144,49 @@ describe.each(backends)('GET /api/export on $name', (backend) => {
     expect(await again.text()).toBe('');
   });
 
+  it('filters by the /signals spellings (layers, min_score) as by its own', async () => {
+    type Row = { source_url: string; threat_layer: string; significance_score: number };
+    const rows = async (query: string) => (await json(query)).data as unknown as Row[];
+    const all = await rows('limit=1000');
+    const own = await rows('layer=cyber&minScore=8');
+    const aliased = await rows('layers=cyber&min_score=8');
+    expect(aliased.length).toBeGreaterThan(0);
+    expect(aliased.length).toBeLessThan(all.length);
+    expect(aliased.every((s) => s.threat_layer === 'cyber' && s.significance_score >= 8)).toBe(true);
+    expect(aliased.map((s) => s.source_url)).toEqual(own.map((s) => s.source_url));
+
+    const several = await rows('layers=cyber,military');
+    expect(new Set(several.map((s) => s.threat_layer))).toEqual(new Set(['cyber', 'military']));
+    expect(several.length).toBe(all.filter((s) => ['cyber', 'military'].includes(s.threat_layer)).length);
+  });
+
+  it.each([
+    ['layer=cyber&layers=military', 'layers'],
+    ['minScore=5&min_score=7', 'min_score'],
+  ])('refuses a filter given under both spellings (%s)', async (query, field) => {
+    const res = await app.fetch(`/api/export?${query}`);
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { code: string; errors: { path: string }[] };
+    expect(body.code).toBe('invalid_request');
+    expect(body.errors.map((e) => e.path)).toEqual([field]);
+  });
+
+  it('names an unknown parameter and the one meant instead of ignoring it', async () => {
+    const res = await app.fetch('/api/export?minscore=9&regoin=Europe');
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as {
+      code: string;
+      detail: string;
+      errors: { path: string; message: string }[];
+    };
+    expect(body.code).toBe('invalid_request');
+    expect(body.errors).toEqual([
+      { path: 'minscore', message: 'unknown parameter; did you mean `minScore`?' },
+      { path: 'regoin', message: 'unknown parameter' },
+    ]);
+    expect(body.detail).toContain('minscore, regoin');
+  });
+
   it.each([
     ['layer=weather', 'layer'],
     ['layer=cyber,military', 'layer'],

@@ -221,8 +221,13 @@ describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
     expect(body.errors.map((e) => e.path).sort()).toEqual(['limit', 'min_score', 'valence']);
   });
 
-  it('ignores unknown query parameters', async () => {
-    expect(await names('layers=cyber&color=blue')).toEqual(['lyonHospital', 'lvivGrid']);
+  it('refuses an unknown query parameter instead of ignoring it, but lets utm_* and _ through', async () => {
+    const res = await get('/api/v1/signals?layers=cyber&color=blue');
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { errors: unknown[] }).errors).toEqual([
+      { path: 'color', message: 'unknown parameter' },
+    ]);
+    expect(await names('layers=cyber&utm_source=x&_=1')).toEqual(['lyonHospital', 'lvivGrid']);
   });
 
   it('shows one signal with entities and source metadata', async () => {

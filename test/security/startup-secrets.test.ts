@@ -1,62 +1,15 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startServer, suiteDataDirs } from '../support/server-process';
 import { createScratchDatabase, testDatabaseUrl, type ScratchDatabase } from '../support/services';
 
 const TOKEN = 'startup-admin-token-0123456789abcdef';
 const KEY = /sig_[A-Za-z0-9]{40}/;
 
-/**
- * Starts `src/server.ts` as `npm start` does (tsx), waits for its banner, stops it, and returns
- * everything it printed.
- */
-async function startServer(env: Record<string, string>): Promise<string> {
-  const clean = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !/^(DATABASE_URL|ADMIN_TOKEN|UPSTASH_|TRUST_PROXY|PUBLIC_BASE_URL)/.test(name),
-    ),
-  );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { ...clean, PORT: '0', SEED: 'false', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const check = setInterval(() => {
-        if (/Docs:/.test(output)) {
-          clearInterval(check);
-          resolve();
-        }
-      }, 50);
-      void exited.then((code) => {
-        clearInterval(check);
-        reject(new Error(`server exited (${code}) before its banner:\n${output}`));
-      });
-    });
-  } finally {
-    child.kill('SIGTERM');
-    await exited;
-  }
-  return output;
-}
-
 describe('the Node server start-up banner', () => {
-  const dirs: string[] = [];
-  const dataDir = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'startup-'));
-    dirs.push(dir);
-    return dir;
-  };
-  afterAll(() => {
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  });
+  const dataDir = suiteDataDirs('startup-');
 
   it('on the embedded demo database prints the admin token and a ready demo key', async () => {
     const dir = dataDir();

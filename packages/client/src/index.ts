@@ -5,13 +5,14 @@
  * Runs wherever `fetch` and WebCrypto do (Node 20+, browsers, Workers, Deno, Bun).
  *
  * @example
- * const api = createSignalClient({ baseUrl: 'https://api.example.org', apiKey: process.env.KEY });
+ * const api = createSignalClient({ baseUrl: 'https://api.example.org', apiKey: process.env.SIGNAL_API_KEY });
  * for await (const signal of api.signals({ layers: 'cyber', min_score: 7 })) console.log(signal.title);
  * // One signal per event, with how many independent publishers tell it:
  * for await (const s of api.signals({ distinct: 'event' })) console.log(s.corroboration, s.title);
  */
 import createClient, { type Client } from 'openapi-fetch';
-import type { components, paths } from './schema';
+// `.js`: the built package is plain ESM, which Node resolves only by the full file name.
+import type { components, paths } from './schema.js';
 
 export type { components, paths };
 export type Signal = components['schemas']['Signal'];
@@ -19,19 +20,20 @@ export type Problem = components['schemas']['Problem'];
 export type SignalQuery = NonNullable<paths['/api/v1/signals']['get']['parameters']['query']>;
 export type Event = components['schemas']['Event'];
 
+/** Every option may be `undefined` too, so `process.env.…` passes as it is under `exactOptionalPropertyTypes`. */
 export interface ClientOptions {
   /** Where the API is, e.g. `https://api.example.org` (no trailing `/api/v1`). */
   baseUrl: string;
   /** Sent as `X-Api-Key`; public endpoints work without it. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** How often a 429 or 503 is retried before its answer is returned (default 3). */
-  retries?: number;
+  retries?: number | undefined;
   /** The longest single wait, in seconds, whatever `Retry-After` says (default 60). */
-  maxRetryAfterSeconds?: number;
+  maxRetryAfterSeconds?: number | undefined;
   /** The fetch to use (default: the global one). */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** How to wait; injectable for tests. */
-  sleep?: (ms: number) => Promise<void>;
+  sleep?: ((ms: number) => Promise<void>) | undefined;
 }
 
 /** An error answer of the API (problem+json), thrown by the iterating helpers. */
@@ -149,9 +151,9 @@ const base64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
 
 export interface VerifyOptions {
   /** Oldest and newest `webhook-timestamp` accepted, in seconds from now (default 300). */
-  toleranceSeconds?: number;
+  toleranceSeconds?: number | undefined;
   /** The clock, in milliseconds; injectable for tests. */
-  now?: number;
+  now?: number | undefined;
 }
 
 type HeaderSource = Headers | Record<string, string | string[] | undefined>;

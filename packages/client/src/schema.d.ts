@@ -2236,7 +2236,23 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Only when a key is sent and it is unknown, malformed or revoked (`invalid_api_key`): this endpoint needs no key, so send none or a valid one. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2330,7 +2346,23 @@ export interface operations {
                     "application/json": components["schemas"]["Freshness"];
                 };
             };
-            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Only when a key is sent and it is unknown, malformed or revoked (`invalid_api_key`): this endpoint needs no key, so send none or a valid one. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2461,7 +2493,7 @@ export interface operations {
                     "application/geo+json": components["schemas"]["SignalFeatureCollection"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2573,7 +2605,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignalDetail"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2723,7 +2755,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2849,6 +2881,22 @@ export interface operations {
                     "application/json": components["schemas"]["KeyList"];
                 };
             };
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
             401: {
                 headers: {
@@ -2956,7 +3004,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuedKey"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3114,7 +3162,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3257,7 +3305,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestResult"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3393,7 +3441,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuedKey"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3528,7 +3576,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3656,6 +3704,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
             401: {
                 headers: {
@@ -3754,7 +3818,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3918,7 +3982,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4076,7 +4140,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4206,7 +4270,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4334,7 +4398,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4456,6 +4520,18 @@ export interface operations {
                     "application/json": components["schemas"]["DispatchSummary"];
                 };
             };
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
             401: {
                 headers: {
@@ -4546,7 +4622,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4648,7 +4724,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminSource"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4784,7 +4860,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminSource"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4882,7 +4958,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4998,7 +5074,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminSource"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5141,7 +5217,7 @@ export interface operations {
                     "application/json": components["schemas"]["UpstreamResult"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5264,7 +5340,7 @@ export interface operations {
                     "application/json": components["schemas"]["SnapshotList"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5380,7 +5456,7 @@ export interface operations {
                     "application/json": components["schemas"]["SourceList"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5493,6 +5569,22 @@ export interface operations {
                     "application/json": components["schemas"]["Trending"];
                 };
             };
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
             401: {
                 headers: {
@@ -5597,7 +5689,7 @@ export interface operations {
                     "application/json": components["schemas"]["CompoundCrisisList"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5729,7 +5821,23 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Only when a key is sent and it is unknown, malformed or revoked (`invalid_api_key`): this endpoint needs no key, so send none or a valid one. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5853,7 +5961,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5869,7 +5977,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            /** @description Only when a key is sent and it is unknown, malformed or revoked (`invalid_api_key`): this endpoint needs no key, so send none or a valid one. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5972,7 +6080,7 @@ export interface operations {
                     "application/json": components["schemas"]["EntityView"];
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6099,6 +6207,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WatchBrief"];
+                };
+            };
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
@@ -6246,7 +6370,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6262,7 +6386,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            /** @description Only when a key is sent and it is unknown, malformed or revoked (`invalid_api_key`): this endpoint needs no key, so send none or a valid one. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6342,6 +6466,10 @@ export interface operations {
                 valence?: "crisis" | "update" | "resolution";
                 /** @description Minimum significance score, 0–10 (default 0). */
                 minScore?: number;
+                /** @description Comma-separated threat layers, as /api/v1/signals spells it (an alias of `layer` that takes several). Give `layer` or `layers`, not both. */
+                layers?: string;
+                /** @description As /api/v1/signals spells it: an alias of `minScore`. Give one of the two. */
+                min_score?: number;
                 /** @description `event`: one signal per event, the strongest of the event's signals that match the other filters (filters apply first), so an event told by ten outlets appears once, with its `corroboration`. Pages never repeat an event. */
                 distinct?: "event";
                 /** @description `csv` (default; RFC 4180), `json` or `geojson` (an RFC 7946 FeatureCollection, `application/geo+json`). */
@@ -6393,7 +6521,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6409,7 +6537,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            /** @description Only when a key is sent and it is unknown, malformed or revoked (`invalid_api_key`): this endpoint needs no key, so send none or a valid one. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6560,7 +6688,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The `X-Api-Key` sent is not valid: a page saying so. */
+            /** @description Only when a key is sent and it is unknown, malformed or revoked (`invalid_api_key`): this endpoint needs no key, so send none or a valid one. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6691,7 +6819,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6707,7 +6835,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            /** @description Only when a key is sent and it is unknown, malformed or revoked (`invalid_api_key`): this endpoint needs no key, so send none or a valid one. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6841,7 +6969,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6857,7 +6985,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            /** @description Only when a key is sent and it is unknown, malformed or revoked (`invalid_api_key`): this endpoint needs no key, so send none or a valid one. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6986,7 +7114,7 @@ export interface operations {
                     "application/json": null;
                 };
             };
-            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7179,7 +7307,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Only when a key is sent and it is unknown, malformed or revoked (`invalid_api_key`): this endpoint needs no key, so send none or a valid one. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7273,7 +7417,23 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Only when a key is sent and it is unknown, malformed or revoked (`invalid_api_key`): this endpoint needs no key, so send none or a valid one. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7372,7 +7532,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Only when a key is sent and it is unknown, malformed or revoked (`invalid_api_key`): this endpoint needs no key, so send none or a valid one. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
