@@ -28,16 +28,43 @@ export interface LiveSourceLag {
   consecutive_failures: number;
 }
 
-const secondsSince = (now: Date, value: Date | string | null | undefined): number | null =>
-  value ? Math.max(0, Math.round((now.getTime() - new Date(value).getTime()) / 1000)) : null;
+/**
+ * What freshness reads, all of it from counters ingest and the poller keep (never the signals
+ * table, whose size it would follow): the ingest clock (`ingest_minutes`, per minute and source)
+ * and the sources' own rows (`last_ingested_at`, `last_seen_at`, poll health). Plain JSON, so it can be cached; `freshnessAt` derives the lags at answer time.
+ */
+export interface FreshnessCounts {
+  latest_ingested_at: string | null;
+  latest_published_at: string | null;
+  signals_last_hour: number;
+  stale_sources: Freshness['stale_sources'];
+  live_sources: {
+    id: string;
+    name: string;
+    connector: string;
+    last_success_at: string | null;
+    last_seen_at: string | null;
+    consecutive_failures: number;
+  }[];
+}
 
-/** Latest ingest and publish times, lag behind now, and sources that went quiet. */
-export async function getFreshness(db: Database, now: Date): Promise<Freshness> {
+const iso = (value: Date | string | null | undefined) => (value ? new Date(value).toISOString() : null);
+
+const secondsSince = (now: Date, value: string | null): number | null =>
+  value ? Math.max(0, Math.round((now.getTime() - Date.parse(value)) / 1000)) : null;
+
+/**
+ * Reads the freshness counters as of `now`. `signals_last_hour` sums the minutes of the ingest
+ * clock that overlap the last hour (so it may include up to one minute more). Three short reads
+ * of small tables: the last hour's minutes (by their primary key) and the sources.
+ */
+export async function readFreshnessCounts(db: Database, now: Date): Promise<FreshnessCounts> {
   const [latest] = await queryRows<{ ingested: Date | null; published: Date | null; last_hour: number }>(
     db,
-    sql`SELECT (SELECT max(ingested_at) FROM signals) AS ingested,
-               (SELECT max(published_at) FROM signals) AS published,
-               (SELECT count(*) FROM signals WHERE ingested_at > ${now}::timestamptz - interval '1 hour')::int AS last_hour`,
+    sql`SELECT (SELECT max(last_ingested_at) FROM sources) AS ingested,
+               (SELECT max(last_seen_at) FROM sources) AS published,
+               (SELECT coalesce(sum(signal_count), 0) FROM ingest_minutes
+                WHERE minute > ${now}::timestamptz - interval '61 minutes')::int AS last_hour`,
   );
   const staleBefore = new Date(now.getTime() - STALE_SOURCE_HOURS * 3600_000);
   const stale = await queryRows<{ id: string; name: string; tier: string; last_seen_at: Date | null }>(
@@ -59,22 +86,33 @@ export async function getFreshness(db: Database, now: Date): Promise<Freshness> 
         FROM sources WHERE connector IS NOT NULL AND enabled
         ORDER BY last_success_at ASC NULLS FIRST, name LIMIT 200`,
   );
-  const iso = (value: Date | string | null | undefined) => (value ? new Date(value).toISOString() : null);
-  const ingested = latest?.ingested ? new Date(latest.ingested) : null;
   return {
-    latest_ingested_at: iso(ingested),
+    latest_ingested_at: iso(latest?.ingested),
     latest_published_at: iso(latest?.published),
-    ingest_lag_seconds: ingested
-      ? Math.max(0, Math.round((now.getTime() - ingested.getTime()) / 1000))
-      : null,
     signals_last_hour: latest?.last_hour ?? 0,
-    stale_source_hours: STALE_SOURCE_HOURS,
     stale_sources: stale.map((s) => ({ ...s, last_seen_at: iso(s.last_seen_at) })),
     live_sources: live.map((s) => ({
+      ...s,
+      last_success_at: iso(s.last_success_at),
+      last_seen_at: iso(s.last_seen_at),
+    })),
+  };
+}
+
+/** The freshness answer at `now` from (possibly cached) counts: lags are always to `now`. */
+export function freshnessAt(counts: FreshnessCounts, now: Date): Freshness {
+  return {
+    latest_ingested_at: counts.latest_ingested_at,
+    latest_published_at: counts.latest_published_at,
+    ingest_lag_seconds: secondsSince(now, counts.latest_ingested_at),
+    signals_last_hour: counts.signals_last_hour,
+    stale_source_hours: STALE_SOURCE_HOURS,
+    stale_sources: counts.stale_sources,
+    live_sources: counts.live_sources.map((s) => ({
       id: s.id,
       name: s.name,
       connector: s.connector,
-      last_success_at: iso(s.last_success_at),
+      last_success_at: s.last_success_at,
       poll_lag_seconds: secondsSince(now, s.last_success_at),
       item_lag_seconds: secondsSince(now, s.last_seen_at),
       consecutive_failures: s.consecutive_failures,
