@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/client';
 import { entities, signalEntities } from '../db/schema';
 import { chunks } from './chunks';
+import { insertRows } from './insert-rows';
 import type { ExtractedEntity } from './entities';
 
 /**
@@ -49,6 +50,6 @@ export async function linkEntities(db: Database, found: { id: string; entities: 
     })),
   );
   for (const part of chunks(links, 1000)) {
-    await db.insert(signalEntities).values(part).onConflictDoNothing();
+    await db.execute(sql`${insertRows(signalEntities, part)} ON CONFLICT DO NOTHING`);
   }
 }

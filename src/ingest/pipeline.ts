@@ -17,6 +17,7 @@ import { chunks } from './chunks';
 import { draftOf, linkInput, newSignalRow, type SignalDraft } from './draft';
 import { extractEntities } from './entities';
 import { linkEntities } from './entity-links';
+import { insertRows } from './insert-rows';
 import { nextTurn, turnEvery } from './turns';
 import { validateItem, type IngestItem } from './validate';
 
@@ -117,11 +118,14 @@ export async function storeSignals(tx: Database, drafts: SignalDraft[]): Promise
     const linked = await linkSignals(tx, fresh.map(linkInput));
     unfounded = linked.unfounded;
     for (const part of chunks(fresh)) {
-      await tx.insert(signals).values(
-        part.map((d) => {
-          const anomalous = d.item.is_anomaly ?? spiking.has(d.id);
-          return newSignalRow(d, sourceIds.get(d.item.source.name)!, anomalous, linked.members.get(d.id)!);
-        }),
+      await tx.execute(
+        insertRows(
+          signals,
+          part.map((d) => {
+            const anomalous = d.item.is_anomaly ?? spiking.has(d.id);
+            return newSignalRow(d, sourceIds.get(d.item.source.name)!, anomalous, linked.members.get(d.id)!);
+          }),
+        ),
       );
       await nextTurn();
       await linkEntities(
