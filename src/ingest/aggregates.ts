@@ -1,6 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/client';
-import { chunks } from './chunks';
 
 /**
  * The analytics aggregates (drizzle/0006): `signal_country_hourly` and its daily sums
@@ -12,6 +11,10 @@ import { chunks } from './chunks';
  * crises count events, not echoes; a founder whose event is merged away stops counting there.
  */
 
+/** `(…)` of the given ids, sent as one jsonb parameter (not one parameter per id). */
+const idSet = (ids: readonly string[]): SQL =>
+  sql`(SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid)`;
+
 /**
  * The rows a fold adds up, one per signal: each new signal counts (`n` = 1) and founds an event
  * or not (`e` = 1 when `id = event_id`); each founder in `unfounded` (its event was merged into
@@ -22,10 +25,10 @@ export function foldRows(ids: string[], unfounded: readonly string[] = []): SQL 
   const columns = sql`published_at, region, threat_layer, country_codes, signal_valence, is_anomaly,
     coalesce(base_score, significance_score) AS score`;
   const added = sql`SELECT ${columns}, 1 AS n, (id = event_id)::int AS e FROM signals
-    WHERE id IN ${ids} AND retracted_at IS NULL`;
+    WHERE id IN ${idSet(ids)} AND retracted_at IS NULL`;
   if (unfounded.length === 0) return sql`(${added})`;
   return sql`(${added} UNION ALL SELECT ${columns}, 0, -1 FROM signals
-    WHERE id IN ${unfounded} AND retracted_at IS NULL)`;
+    WHERE id IN ${idSet(unfounded)} AND retracted_at IS NULL)`;
 }
 
 /**
@@ -66,7 +69,7 @@ async function foldSignals(db: Database, ids: string[], unfounded: readonly stri
   await db.execute(sql`
     INSERT INTO signal_totals AS t (threat_layer, language, signal_count)
     SELECT threat_layer, coalesce(language, 'und'), count(*) FROM signals
-    WHERE id IN ${ids} AND retracted_at IS NULL
+    WHERE id IN ${idSet(ids)} AND retracted_at IS NULL
     GROUP BY 1, 2 ORDER BY 1, 2
     ON CONFLICT (threat_layer, language) DO UPDATE SET signal_count = t.signal_count + excluded.signal_count`);
 }
@@ -85,11 +88,11 @@ export async function countNewSignals(
   ids: string[],
   unfounded: readonly string[],
 ): Promise<void> {
-  for (const [k, part] of chunks(ids).entries()) {
-    // Founders merged away stop counting as events; taken with the first chunk, so each bucket
-    // row is still written once per statement, in key order.
-    const rows = foldRows(part, k === 0 ? unfounded : []);
-    await db.execute(sql`
+  if (ids.length === 0) return;
+  // One statement per table for the whole batch (the ids travel as one parameter), so each
+  // bucket row is written once, in key order.
+  const rows = foldRows(ids, unfounded);
+  await db.execute(sql`
       INSERT INTO signal_hourly AS h (bucket, region, threat_layer, signal_count, score_sum, score_max, crisis_count, anomaly_count, event_count)
       SELECT date_trunc('hour', published_at), coalesce(region, ''), threat_layer, sum(n), sum(n * score),
              coalesce(max(score) FILTER (WHERE n = 1), 0), coalesce(sum(n) FILTER (WHERE signal_valence = 'crisis'), 0),
@@ -103,28 +106,27 @@ export async function countNewSignals(
         crisis_count = h.crisis_count + excluded.crisis_count,
         anomaly_count = h.anomaly_count + excluded.anomaly_count,
         event_count = h.event_count + excluded.event_count`);
-    await db.execute(sql`
+  await db.execute(sql`
       INSERT INTO source_coverage AS sc (source_id, region, threat_layer, signal_count, last_seen_at)
       SELECT source_id, coalesce(region, ''), threat_layer, count(*), max(published_at)
-      FROM signals WHERE id IN ${part}
+      FROM signals WHERE id IN ${idSet(ids)}
       GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
       ON CONFLICT (source_id, region, threat_layer) DO UPDATE SET
         signal_count = sc.signal_count + excluded.signal_count,
         last_seen_at = greatest(sc.last_seen_at, excluded.last_seen_at)`);
-    // The ingest clock: `now()` is the transaction's, the `ingested_at` of every row it wrote.
-    await db.execute(sql`
+  // The ingest clock: `now()` is the transaction's, the `ingested_at` of every row it wrote.
+  await db.execute(sql`
       UPDATE sources SET signal_count = sources.signal_count + agg.n,
         last_seen_at = greatest(sources.last_seen_at, agg.last_seen), last_ingested_at = now()
       FROM (SELECT source_id, count(*)::int AS n, max(published_at) AS last_seen
-            FROM signals WHERE id IN ${part} GROUP BY source_id) agg
+            FROM signals WHERE id IN ${idSet(ids)} GROUP BY source_id) agg
       WHERE sources.id = agg.source_id`);
-    await db.execute(sql`
+  await db.execute(sql`
       INSERT INTO ingest_minutes AS m (minute, source_id, signal_count)
-      SELECT date_trunc('minute', now()), source_id, count(*) FROM signals WHERE id IN ${part}
+      SELECT date_trunc('minute', now()), source_id, count(*) FROM signals WHERE id IN ${idSet(ids)}
       GROUP BY 2 ORDER BY 2
       ON CONFLICT (minute, source_id) DO UPDATE SET signal_count = m.signal_count + excluded.signal_count`);
-    await foldSignals(db, part, k === 0 ? unfounded : []);
-  }
+  await foldSignals(db, ids, unfounded);
 }
 
 /** What decides where a signal counts in the aggregates. */

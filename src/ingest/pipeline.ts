@@ -5,8 +5,8 @@
  * linking or a revision really changes them; the shared counters are written last.
  * src/sources/README.md and src/events/README.md describe the steps.
  */
-import { inArray, sql } from 'drizzle-orm';
-import { allowWriteTime, type Database } from '../db/client';
+import { sql } from 'drizzle-orm';
+import { allowWriteTime, queryRows, type Database } from '../db/client';
 import { signals } from '../db/schema';
 import type { FieldError } from '../http/problem';
 import { linkSignals } from '../events/link';
@@ -159,20 +159,13 @@ async function lockUrls(tx: Database, drafts: SignalDraft[]) {
       ORDER BY k OFFSET 0) keys`);
 }
 
-/** The drafts' URLs already stored (by an earlier ingest). */
+/** The drafts' URLs already stored (by an earlier ingest): one statement, the URLs as one parameter. */
 async function storedUrls(tx: Database, drafts: SignalDraft[]): Promise<Set<string>> {
-  const found = new Set<string>();
-  for (const part of chunks(drafts)) {
-    const rows = await tx
-      .select({ url: signals.sourceUrl })
-      .from(signals)
-      .where(
-        inArray(
-          signals.sourceUrl,
-          part.map((d) => d.item.source_url),
-        ),
-      );
-    for (const row of rows) found.add(row.url);
-  }
-  return found;
+  const urls = JSON.stringify(drafts.map((d) => d.item.source_url));
+  const rows = await queryRows<{ source_url: string }>(
+    tx,
+    sql`SELECT s.source_url FROM jsonb_array_elements_text(${urls}::jsonb) AS u(url)
+        JOIN signals s ON s.source_url = u.url`,
+  );
+  return new Set(rows.map((row) => row.source_url));
 }
