@@ -55,41 +55,39 @@ const secondsSince = (now: Date, value: string | null): number | null =>
 
 /**
  * Reads the freshness counters as of `now`. `signals_last_hour` sums the minutes of the ingest
- * clock that overlap the last hour (so it may include up to one minute more). Three short reads
- * of small tables: the last hour's minutes (by their primary key) and the sources.
+ * clock that overlap the last hour (so it may include up to one minute more). One statement over
+ * small tables: the last hour's minutes (by their primary key) and the sources.
  */
 export async function readFreshnessCounts(db: Database, now: Date): Promise<FreshnessCounts> {
-  const [latest] = await queryRows<{ ingested: Date | null; published: Date | null; last_hour: number }>(
+  const staleBefore = new Date(now.getTime() - STALE_SOURCE_HOURS * 3600_000);
+  // One round trip: the lists come back as json arrays, in their order.
+  const [row] = await queryRows<{
+    ingested: Date | string | null;
+    published: Date | string | null;
+    last_hour: number;
+    stale: Json<StaleRow[]>;
+    live: Json<LiveRow[]>;
+  }>(
     db,
     sql`SELECT (SELECT max(last_ingested_at) FROM sources) AS ingested,
                (SELECT max(last_seen_at) FROM sources) AS published,
                (SELECT coalesce(sum(signal_count), 0) FROM ingest_minutes
-                WHERE minute > ${now}::timestamptz - interval '61 minutes')::int AS last_hour`,
+                WHERE minute > ${now}::timestamptz - interval '61 minutes')::int AS last_hour,
+               (SELECT coalesce(json_agg(t ORDER BY t.last_seen_at ASC NULLS FIRST, t.name), '[]') FROM (
+                  SELECT id, name, tier, last_seen_at FROM sources
+                  WHERE last_seen_at IS NULL OR last_seen_at < ${staleBefore}
+                  ORDER BY last_seen_at ASC NULLS FIRST, name LIMIT 100) t) AS stale,
+               (SELECT coalesce(json_agg(t ORDER BY t.last_success_at ASC NULLS FIRST, t.name), '[]') FROM (
+                  SELECT id, name, connector, last_success_at, last_seen_at, consecutive_failures
+                  FROM sources WHERE connector IS NOT NULL AND enabled
+                  ORDER BY last_success_at ASC NULLS FIRST, name LIMIT 200) t) AS live`,
   );
-  const staleBefore = new Date(now.getTime() - STALE_SOURCE_HOURS * 3600_000);
-  const stale = await queryRows<{ id: string; name: string; tier: string; last_seen_at: Date | null }>(
-    db,
-    sql`SELECT id, name, tier, last_seen_at FROM sources
-        WHERE last_seen_at IS NULL OR last_seen_at < ${staleBefore}
-        ORDER BY last_seen_at ASC NULLS FIRST, name LIMIT 100`,
-  );
-  const live = await queryRows<{
-    id: string;
-    name: string;
-    connector: string;
-    last_success_at: Date | null;
-    last_seen_at: Date | null;
-    consecutive_failures: number;
-  }>(
-    db,
-    sql`SELECT id, name, connector, last_success_at, last_seen_at, consecutive_failures::int AS consecutive_failures
-        FROM sources WHERE connector IS NOT NULL AND enabled
-        ORDER BY last_success_at ASC NULLS FIRST, name LIMIT 200`,
-  );
+  const stale = parsed(row?.stale);
+  const live = parsed(row?.live);
   return {
-    latest_ingested_at: iso(latest?.ingested),
-    latest_published_at: iso(latest?.published),
-    signals_last_hour: latest?.last_hour ?? 0,
+    latest_ingested_at: iso(row?.ingested),
+    latest_published_at: iso(row?.published),
+    signals_last_hour: row?.last_hour ?? 0,
     stale_sources: stale.map((s) => ({ ...s, last_seen_at: iso(s.last_seen_at) })),
     live_sources: live.map((s) => ({
       ...s,
@@ -98,6 +96,13 @@ export async function readFreshnessCounts(db: Database, now: Date): Promise<Fres
     })),
   };
 }
+
+type StaleRow = { id: string; name: string; tier: string; last_seen_at: string | null };
+type LiveRow = FreshnessCounts['live_sources'][number];
+/** A json column: parsed by most drivers, a string from some. */
+type Json<T> = T | string | null | undefined;
+const parsed = <T>(value: Json<T[]>): T[] =>
+  typeof value === 'string' ? (JSON.parse(value) as T[]) : (value ?? []);
 
 /** The freshness answer at `now` from (possibly cached) counts: lags are always to `now`. */
 export function freshnessAt(counts: FreshnessCounts, now: Date): Freshness {
