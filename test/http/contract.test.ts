@@ -77,7 +77,15 @@ describe('the OpenAPI document', () => {
   it('declares 304, ETag and If-None-Match together on every conditional read', () => {
     const conditional = operations.filter(({ op }) => op.responses['304']);
     expect(conditional.map(({ path }) => path).sort()).toEqual(
-      ['/api/export', '/api/v1/clusters', '/api/v1/feed', '/api/v1/stats', '/embed', '/embed/data'].sort(),
+      [
+        '/api/export',
+        '/api/v1/clusters',
+        '/api/v1/feed',
+        '/api/v1/freshness',
+        '/api/v1/stats',
+        '/embed',
+        '/embed/data',
+      ].sort(),
     );
     for (const { op } of conditional) {
       expect(op.responses['200']!.headers).toHaveProperty(['ETag']);
