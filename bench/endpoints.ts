@@ -62,7 +62,9 @@ async function timedGets(url: string, headers: Record<string, string>, runs: num
 /** The paths to measure, with parameters found in the data (a deep cursor, a busy entity …). */
 async function endpoints(
   db: Database,
-): Promise<{ name: string; path: string; list: boolean; key: boolean; cached?: boolean }[]> {
+): Promise<
+  { name: string; path: string; list: boolean; key: boolean; cached?: boolean; missBudgetMs?: number }[]
+> {
   const [deep] = await queryRows<{ key: string }>(
     db,
     sql`SELECT json_build_array(significance_score, published_at, id)::text AS key FROM signals
@@ -112,7 +114,8 @@ async function endpoints(
     { name: 'export csv', path: '/api/export?format=csv', list: true, key: false, cached: true },
     { name: 'export geojson', path: '/api/export?format=geojson', list: true, key: false, cached: true },
     { name: 'embed', path: '/embed', list: false, key: false, cached: true },
-    { name: 'freshness', path: '/api/v1/freshness', list: false, key: false },
+    // Counters only (issue 27): its miss must not follow the size of the signals table.
+    { name: 'freshness', path: '/api/v1/freshness', list: false, key: false, cached: true, missBudgetMs: 10 },
   ];
 }
 
@@ -171,12 +174,13 @@ export async function benchEndpoints(
   key: string,
   servers: { miss: string; hit: string },
   log: (line: string) => void,
+  names?: string[],
 ): Promise<EndpointFigures[]> {
   const out: EndpointFigures[] = [];
   log(`\n## every endpoint, one request at a time (miss: ${MISS_RUNS} runs, hit: ${HIT_RUNS} runs)`);
   log('| endpoint | miss p50 / p99 ms | hit p50 / p99 ms | own SQL p50 ms | miss / SQL | answer |');
   log('|---|---|---|---|---|---|');
-  for (const endpoint of await endpoints(db)) {
+  for (const endpoint of (await endpoints(db)).filter((e) => !names || names.includes(e.name))) {
     // Public reads are asked for without a key, as a browser or feed reader would.
     const headers: Record<string, string> = endpoint.key ? { 'X-Api-Key': key } : {};
     const miss = await timedGets(`${servers.miss}${endpoint.path}`, headers, MISS_RUNS);
@@ -194,7 +198,9 @@ export async function benchEndpoints(
     const ratio = own ? Math.round((miss.p50 / Math.max(own.p50, 0.1)) * 100) / 100 : undefined;
     // The hit budget is for cached answers; an endpoint without a cache only has the miss budget.
     const ok =
-      miss.status === 200 && miss.p50 <= MISS_BUDGET_MS && (!endpoint.cached || hit.p50 <= HIT_BUDGET_MS);
+      miss.status === 200 &&
+      miss.p50 <= (endpoint.missBudgetMs ?? MISS_BUDGET_MS) &&
+      (!endpoint.cached || hit.p50 <= HIT_BUDGET_MS);
     out.push({ name: endpoint.name, path: endpoint.path, miss, hit, sql: own, ratio, bytes: miss.bytes, ok });
     log(
       `| ${endpoint.name} | ${miss.p50} / ${miss.p99} | ${hit.p50} / ${hit.p99} | ${own ? `${own.p50} (${own.statements} stmt)` : '–'} | ${ratio ?? '–'} | ${miss.status} ${(miss.bytes / 1024).toFixed(1)} KB${ok ? '' : '  OVER BUDGET'} |`,

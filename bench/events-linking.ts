@@ -68,6 +68,9 @@ export async function linkThroughput(db: Database, count: number, at: Date): Pro
     lng: null,
     externalIds: [],
     entities: [],
+    baseScore: 5,
+    sourceName: `Bench Outlet ${i % 20}`,
+    sourceUrl: `https://bench-link.example.com/${i}`,
   }));
   const started = performance.now();
   await db.transaction(async (tx) => {

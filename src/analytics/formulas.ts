@@ -28,15 +28,24 @@ export function compositeScore(b: BucketStats): number {
   return round(0.5 * mean + 0.3 * b.scoreMax + 2 * (b.crisisCount / b.signalCount));
 }
 
+/**
+ * The spike test's windows, shared by trending and the anomaly rule (src/ingest/anomaly.ts):
+ * the last 6 hours against the 7 days before them.
+ */
+export const SPIKE_WINDOW = { windowHours: 6, baselineDays: 7 } as const;
+
+/** How many spike windows the baseline holds (28). */
+const WINDOWS_IN_BASELINE = (SPIKE_WINDOW.baselineDays * 24) / SPIKE_WINDOW.windowHours;
+
+/** The expected count of one spike window given a baseline count (unrounded). */
+export const perWindow = (baseline: number) => baseline / WINDOWS_IN_BASELINE;
+
 export const TRENDING = {
-  windowHours: 6,
-  baselineDays: 7,
+  ...SPIKE_WINDOW,
   /** Added to both sides of the ratio so a handful of reports cannot dominate. */
   smoothing: 1,
   top: 8,
 } as const;
-
-const WINDOWS_IN_BASELINE = (TRENDING.baselineDays * 24) / TRENDING.windowHours;
 
 /**
  * Spike ratio of the last 6 hours against the 7-day baseline before them, both counting events,
@@ -46,12 +55,11 @@ const WINDOWS_IN_BASELINE = (TRENDING.baselineDays * 24) / TRENDING.windowHours;
  * 2, not infinity, and leaves large counts almost untouched.
  */
 export function spikeRatio(recent: number, baseline: number): number {
-  const expected = baseline / WINDOWS_IN_BASELINE;
-  return round((recent + TRENDING.smoothing) / (expected + TRENDING.smoothing));
+  return round((recent + TRENDING.smoothing) / (perWindow(baseline) + TRENDING.smoothing));
 }
 
 /** The expected count of one 6-hour window given a 7-day baseline count. */
-export const expectedPerWindow = (baseline: number) => round(baseline / WINDOWS_IN_BASELINE);
+export const expectedPerWindow = (baseline: number) => round(perWindow(baseline));
 
 export interface TrendInput {
   key: string;

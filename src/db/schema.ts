@@ -26,6 +26,8 @@ export const sources = pgTable('sources', {
   language: text('language'),
   signalCount: integer('signal_count').notNull().default(0),
   lastSeenAt: timestamptz('last_seen_at'),
+  /** The `ingested_at` of its newest signal (what /freshness reads). */
+  lastIngestedAt: timestamptz('last_ingested_at'),
   createdAt: timestamptz('created_at').notNull().defaultNow(),
   /** Live-data connector that polls this source (`usgs`, `rss`, …); null for ingest-only sources. */
   connector: text('connector'),
@@ -421,6 +423,23 @@ export const signalCountryDaily = pgTable('signal_country_daily', countryBucketC
 ]);
 
 /** All-time signal counts by layer and language ('und' when unknown): stats reads these. */
+/**
+ * The ingest clock: signals written per minute of ingest time, per source (so concurrent
+ * ingests of different feeds never share a row), kept by ingest so /freshness never reads the
+ * signals table. The latest `ingested_at` is `sources.last_ingested_at`.
+ */
+export const ingestMinutes = pgTable(
+  'ingest_minutes',
+  {
+    minute: timestamptz('minute').notNull(),
+    sourceId: uuid('source_id')
+      .notNull()
+      .references(() => sources.id, { onDelete: 'cascade' }),
+    signalCount: integer('signal_count').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.minute, t.sourceId] })],
+);
+
 export const signalTotals = pgTable(
   'signal_totals',
   {

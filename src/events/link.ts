@@ -1,9 +1,12 @@
 /**
  * Linking at ingest: puts each new signal into an event (an existing one, or its own), merges
  * events that upstream facts show to be one, and keeps every touched event's lead, publisher
- * count and its members' corroborated scores up to date. Runs inside the ingest transaction,
- * with a bounded number of statements per batch: one candidate lookup (each signal fetches at
- * most `NEWS.maxCandidates` events through the `events` GIN indexes), then set-based writes.
+ * count and its members' corroborated scores up to date. Runs inside the ingest transaction
+ * BEFORE the new signals are written: it settles each one's event, lead flag, corroboration and
+ * score (`LinkOutcome.members`), so the pipeline writes every new row once; stored rows are
+ * updated only where a merge or the new members really change them. A bounded number of
+ * statements per batch: one candidate lookup (each signal fetches at most `NEWS.maxCandidates`
+ * events through the `events` GIN indexes), then set-based writes.
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/client';
@@ -23,7 +26,7 @@ import {
 } from './match';
 import { COMPATIBLE_LAYERS, corroboratedScore, NEWS } from './rules';
 
-/** A newly inserted signal, as ingest hands it over. */
+/** A new signal (not yet written), as ingest hands it over. */
 export interface LinkInput {
   id: string;
   threatLayer: string;
@@ -35,12 +38,28 @@ export interface LinkInput {
   lng: number | null;
   externalIds: readonly string[];
   entities: readonly ExtractedEntity[];
+  /** The source's own score (before the corroboration term). */
+  baseScore: number;
+  /** Source name and item URL: its publisher family. */
+  sourceName: string;
+  sourceUrl: string;
+}
+
+/** A new signal's place in its event, settled before its row is written. */
+export interface Membership {
+  eventId: string;
+  eventLead: boolean;
+  corroboration: number;
+  /** The corroborated score (`significance_score`). */
+  score: number;
 }
 
 /** What linking did (tests and the bench read it). */
 export interface LinkOutcome {
   /** Signal id → its event id. */
   events: Map<string, string>;
+  /** New signal id → its event, lead flag, corroboration and score, for its INSERT. */
+  members: Map<string, Membership>;
   created: number;
   joined: number;
   merged: number;
@@ -219,12 +238,19 @@ function fold(into: CandidateEvent, from: CandidateEvent) {
 }
 
 /**
- * Links newly inserted signals (already stored with `event_id` = their own id) to events,
- * within the caller's transaction. Signals are taken in publication order, so the first report
- * founds the event; later ones in the same batch can join it.
+ * Links new signals (not yet written) to events, within the caller's transaction, and settles
+ * their membership. Signals are taken in publication order, so the first report founds the
+ * event; later ones in the same batch can join it.
  */
 export async function linkSignals(db: Database, inputs: LinkInput[]): Promise<LinkOutcome> {
-  const outcome: LinkOutcome = { events: new Map(), created: 0, joined: 0, merged: 0, unfounded: [] };
+  const outcome: LinkOutcome = {
+    events: new Map(),
+    members: new Map(),
+    created: 0,
+    joined: 0,
+    merged: 0,
+    unfounded: [],
+  };
   if (inputs.length === 0) return outcome;
   const ordered = [...inputs].sort(
     (a, b) => a.publishedAt.getTime() - b.publishedAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
@@ -310,20 +336,25 @@ export async function linkSignals(db: Database, inputs: LinkInput[]): Promise<Li
     outcome.events.set(signalId, id);
   }
 
-  const moved = await writeEvents(db, [...batchEvents.values()], created, outcome.events, mergedInto);
-  // A founder of this batch was never counted: the pipeline folds it in with its final event.
-  const batch = new Set(inputs.map((input) => input.id));
-  outcome.unfounded = moved.filter((id) => !batch.has(id)).sort();
-  await refreshEvents(db, [...batchEvents.keys()]);
+  // Only stored signals move (the batch's are not written yet), so each founder here was counted.
+  outcome.unfounded = (await writeEvents(db, [...batchEvents.values()], created, mergedInto)).sort();
+  const fresh = inputs.map((input) => ({
+    id: input.id,
+    event_id: outcome.events.get(input.id)!,
+    base: input.baseScore,
+    published_ms: input.publishedAt.getTime(),
+    source_name: input.sourceName,
+    source_url: input.sourceUrl,
+  }));
+  outcome.members = await refreshEvents(db, [...batchEvents.keys()], fresh);
   return outcome;
 }
 
-/** Writes the batch's events and moves members of merged ones; returns the founders it moved. */
+/** Writes the batch's events and moves stored members of merged ones; returns the founders it moved. */
 async function writeEvents(
   db: Database,
   touched: CandidateEvent[],
   created: Set<string>,
-  assignment: Map<string, string>,
   mergedInto: Map<string, string>,
 ): Promise<string[]> {
   const unfounded: string[] = [];
@@ -415,14 +446,6 @@ async function writeEvents(
     );
     unfounded.push(...founders.map((row) => row.id));
   }
-  const moved = [...assignment.entries()].filter(([signal, event]) => signal !== event);
-  for (let i = 0; i < moved.length; i += CHUNK) {
-    const part = JSON.stringify(moved.slice(i, i + CHUNK).map(([id, event]) => ({ id, event })));
-    await db.execute(sql`
-      UPDATE signals s SET event_id = v.event
-      FROM jsonb_to_recordset(${part}::jsonb) AS v(id uuid, event uuid)
-      WHERE s.id = v.id AND s.event_id IS DISTINCT FROM v.event`);
-  }
   return unfounded;
 }
 
@@ -437,6 +460,8 @@ interface MemberRow {
   event_lead: boolean;
   source_name: string;
   source_url: string;
+  /** Not written yet (a member of the batch being linked). */
+  fresh?: boolean;
 }
 
 /** The lead of a set of members: highest base score, then the earliest, then the smallest id. */
@@ -446,16 +471,35 @@ function leadOf(members: MemberRow[]): MemberRow | undefined {
   )[0];
 }
 
+/** A member not written yet: what the lead and publisher count need of it. */
+type FreshMember = Pick<
+  MemberRow,
+  'id' | 'event_id' | 'base' | 'published_ms' | 'source_name' | 'source_url'
+>;
+
 /**
- * Recomputes events from their members: lead, counts, publisher families, and on each member
- * `event_lead`, `corroboration` and the corroborated score (bumping `updated_at` of any member
- * that changed, so sync clients see it). Work is proportional to the events' members.
+ * Recomputes events from their members: lead, counts, publisher families, and on each stored
+ * member `event_lead`, `corroboration` and the corroborated score (bumping `updated_at` of any
+ * member that changed, so sync clients see it). `fresh` members (a batch not written yet) count
+ * too; their settled membership is returned instead of written. Work is proportional to the
+ * events' members.
  */
-export async function refreshEvents(db: Database, eventIds: string[]): Promise<void> {
+export async function refreshEvents(
+  db: Database,
+  eventIds: string[],
+  fresh: FreshMember[] = [],
+): Promise<Map<string, Membership>> {
+  const settled = new Map<string, Membership>();
+  const freshByEvent = new Map<string, MemberRow[]>();
+  for (const m of fresh) {
+    const list = freshByEvent.get(m.event_id) ?? [];
+    list.push({ ...m, score: m.base, retracted: false, corroboration: 1, event_lead: true, fresh: true });
+    freshByEvent.set(m.event_id, list);
+  }
   const ids = [...new Set(eventIds)];
   for (let i = 0; i < ids.length; i += CHUNK) {
     const part = ids.slice(i, i + CHUNK);
-    const members = await queryRows<MemberRow>(
+    const stored = await queryRows<MemberRow>(
       db,
       sql`SELECT s.id, s.event_id, coalesce(s.base_score, s.significance_score) AS base,
             s.significance_score AS score, (extract(epoch FROM s.published_at) * 1000)::float8 AS published_ms,
@@ -464,6 +508,7 @@ export async function refreshEvents(db: Database, eventIds: string[]): Promise<v
           FROM signals s JOIN sources src ON src.id = s.source_id
           WHERE s.event_id IN ${part}`,
     );
+    const members = [...stored, ...part.flatMap((id) => freshByEvent.get(id) ?? [])];
     const byEvent = new Map<string, MemberRow[]>();
     for (const m of members) {
       const list = byEvent.get(m.event_id) ?? [];
@@ -493,7 +538,8 @@ export async function refreshEvents(db: Database, eventIds: string[]): Promise<v
       for (const m of list) {
         const isLead = m.id === lead?.id;
         const score = m.retracted ? Number(m.score) : corroboratedScore(Number(m.base), count);
-        if (isLead !== m.event_lead || count !== m.corroboration || score !== Number(m.score))
+        if (m.fresh) settled.set(m.id, { eventId, eventLead: isLead, corroboration: count, score });
+        else if (isLead !== m.event_lead || count !== m.corroboration || score !== Number(m.score))
           memberRows.push({ id: m.id, lead: isLead, corroboration: count, score });
       }
     }
@@ -513,6 +559,7 @@ export async function refreshEvents(db: Database, eventIds: string[]): Promise<v
         WHERE s.id = v.id`);
     }
   }
+  return settled;
 }
 
 /** Refreshes the events of the given signals (after an upstream revision or retraction). */

@@ -10,6 +10,8 @@ export const CACHE_TTL = {
   brief: 900,
   stats: 600,
   clusters: 300,
+  /** Short: freshness is what monitoring polls; its counts are cheap to read again. */
+  freshness: 30,
 } as const;
 
 interface Entry<T> {

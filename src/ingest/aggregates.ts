@@ -3,12 +3,17 @@ import { queryRows, type Database } from '../db/client';
 
 /**
  * The analytics aggregates (drizzle/0006): `signal_country_hourly` and its daily sums
- * `signal_country_daily` (compound crises, trending by country) and `signal_totals` (stats). Ingest folds new signals in (`foldSignals`, called from
- * the pipeline's `updateAggregates`); a revision or a retraction moves one signal's contribution
+ * `signal_country_daily` (compound crises, trending by country) and `signal_totals` (stats), beside
+ * `signal_hourly`, source coverage and counters and the ingest clock. Ingest counts new signals in
+ * (`countNewSignals`); a revision or a retraction moves one signal's contribution
  * (`moveSignalContribution`). Retracted signals count nowhere. Beside each signal count, the
  * `event_*` columns (drizzle/0015) count founders only (`id = event_id`), so trending and
  * crises count events, not echoes; a founder whose event is merged away stops counting there.
  */
+
+/** `(…)` of the given ids, sent as one jsonb parameter (not one parameter per id). */
+const idSet = (ids: readonly string[]): SQL =>
+  sql`(SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid)`;
 
 /**
  * The rows a fold adds up, one per signal: each new signal counts (`n` = 1) and founds an event
@@ -20,21 +25,17 @@ export function foldRows(ids: string[], unfounded: readonly string[] = []): SQL 
   const columns = sql`published_at, region, threat_layer, country_codes, signal_valence, is_anomaly,
     coalesce(base_score, significance_score) AS score`;
   const added = sql`SELECT ${columns}, 1 AS n, (id = event_id)::int AS e FROM signals
-    WHERE id IN ${ids} AND retracted_at IS NULL`;
+    WHERE id IN ${idSet(ids)} AND retracted_at IS NULL`;
   if (unfounded.length === 0) return sql`(${added})`;
   return sql`(${added} UNION ALL SELECT ${columns}, 0, -1 FROM signals
-    WHERE id IN ${unfounded} AND retracted_at IS NULL)`;
+    WHERE id IN ${idSet(unfounded)} AND retracted_at IS NULL)`;
 }
 
 /**
  * Folds newly ingested signals into the analytics aggregates, in the caller's transaction, and
  * takes the founders in `unfounded` out of the event counts (see `foldRows`).
  */
-export async function foldSignals(
-  db: Database,
-  ids: string[],
-  unfounded: readonly string[] = [],
-): Promise<void> {
+async function foldSignals(db: Database, ids: string[], unfounded: readonly string[] = []): Promise<void> {
   if (ids.length === 0 && unfounded.length === 0) return;
   // Rows are written in key order, like the pipeline's other upserts, so concurrent ingests
   // never deadlock on the hot buckets.
@@ -68,9 +69,64 @@ export async function foldSignals(
   await db.execute(sql`
     INSERT INTO signal_totals AS t (threat_layer, language, signal_count)
     SELECT threat_layer, coalesce(language, 'und'), count(*) FROM signals
-    WHERE id IN ${ids} AND retracted_at IS NULL
+    WHERE id IN ${idSet(ids)} AND retracted_at IS NULL
     GROUP BY 1, 2 ORDER BY 1, 2
     ON CONFLICT (threat_layer, language) DO UPDATE SET signal_count = t.signal_count + excluded.signal_count`);
+}
+
+/**
+ * Counts newly written signals everywhere ingest keeps counts: the hourly buckets
+ * (`signal_hourly`, then `foldSignals`), source coverage and the sources' counters, and the
+ * ingest clock (`ingest_minutes`, what /freshness reads); founders of events the batch merged
+ * away (`unfounded`) stop counting as events. Called last in the ingest transaction, after the
+ * batch's sources are locked (`settleSources`): these rows are shared by every ingest, so their
+ * locks are held only for the commit. Rows are written in key order, so concurrent ingests
+ * never deadlock on them.
+ */
+export async function countNewSignals(
+  db: Database,
+  ids: string[],
+  unfounded: readonly string[],
+): Promise<void> {
+  if (ids.length === 0) return;
+  // One statement per table for the whole batch (the ids travel as one parameter), so each
+  // bucket row is written once, in key order.
+  const rows = foldRows(ids, unfounded);
+  await db.execute(sql`
+      INSERT INTO signal_hourly AS h (bucket, region, threat_layer, signal_count, score_sum, score_max, crisis_count, anomaly_count, event_count)
+      SELECT date_trunc('hour', published_at), coalesce(region, ''), threat_layer, sum(n), sum(n * score),
+             coalesce(max(score) FILTER (WHERE n = 1), 0), coalesce(sum(n) FILTER (WHERE signal_valence = 'crisis'), 0),
+             coalesce(sum(n) FILTER (WHERE is_anomaly), 0), sum(e)
+      FROM ${rows} s
+      GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+      ON CONFLICT (bucket, region, threat_layer) DO UPDATE SET
+        signal_count = h.signal_count + excluded.signal_count,
+        score_sum = h.score_sum + excluded.score_sum,
+        score_max = greatest(h.score_max, excluded.score_max),
+        crisis_count = h.crisis_count + excluded.crisis_count,
+        anomaly_count = h.anomaly_count + excluded.anomaly_count,
+        event_count = h.event_count + excluded.event_count`);
+  await db.execute(sql`
+      INSERT INTO source_coverage AS sc (source_id, region, threat_layer, signal_count, last_seen_at)
+      SELECT source_id, coalesce(region, ''), threat_layer, count(*), max(published_at)
+      FROM signals WHERE id IN ${idSet(ids)}
+      GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+      ON CONFLICT (source_id, region, threat_layer) DO UPDATE SET
+        signal_count = sc.signal_count + excluded.signal_count,
+        last_seen_at = greatest(sc.last_seen_at, excluded.last_seen_at)`);
+  // The ingest clock: `now()` is the transaction's, the `ingested_at` of every row it wrote.
+  await db.execute(sql`
+      UPDATE sources SET signal_count = sources.signal_count + agg.n,
+        last_seen_at = greatest(sources.last_seen_at, agg.last_seen), last_ingested_at = now()
+      FROM (SELECT source_id, count(*)::int AS n, max(published_at) AS last_seen
+            FROM signals WHERE id IN ${idSet(ids)} GROUP BY source_id) agg
+      WHERE sources.id = agg.source_id`);
+  await db.execute(sql`
+      INSERT INTO ingest_minutes AS m (minute, source_id, signal_count)
+      SELECT date_trunc('minute', now()), source_id, count(*) FROM signals WHERE id IN ${idSet(ids)}
+      GROUP BY 2 ORDER BY 2
+      ON CONFLICT (minute, source_id) DO UPDATE SET signal_count = m.signal_count + excluded.signal_count`);
+  await foldSignals(db, ids, unfounded);
 }
 
 /** What decides where a signal counts in the aggregates. */
@@ -222,14 +278,19 @@ export async function moveSignalContribution(
       ON CONFLICT (source_id, region, threat_layer) DO UPDATE SET
         signal_count = sc.signal_count + excluded.signal_count,
         last_seen_at = greatest(sc.last_seen_at, excluded.last_seen_at)`);
-    await db.execute(sql`UPDATE sources SET signal_count = signal_count + ${delta} WHERE id = ${f.sourceId}`);
+    // A revision may move the publication later: the source was seen then (what /freshness reads).
+    await db.execute(sql`UPDATE sources SET signal_count = signal_count + ${delta},
+      last_seen_at = CASE WHEN ${delta} > 0 THEN greatest(last_seen_at, ${f.publishedAt.toISOString()}::timestamptz)
+                          ELSE last_seen_at END
+      WHERE id = ${f.sourceId}`);
   }
   await db.execute(sql`DELETE FROM signal_totals WHERE signal_count <= 0`);
   await db.execute(sql`DELETE FROM source_coverage WHERE signal_count <= 0`);
 }
 
 /**
- * Rebuilds every aggregate (hourly buckets, totals, source coverage and counters) from the signals
+ * Rebuilds every aggregate (hourly buckets, totals, source coverage and counters, the ingest
+ * clock) from the signals
  * table, after a bulk load that bypassed ingest (the bench data set). Same rules as drizzle/0006.
  */
 export async function rebuildAggregates(db: Database): Promise<void> {
@@ -260,14 +321,21 @@ export async function rebuildAggregates(db: Database): Promise<void> {
     await tx.execute(sql`
       INSERT INTO signal_totals (threat_layer, language, signal_count)
       SELECT threat_layer, coalesce(language, 'und'), count(*) FROM signals WHERE retracted_at IS NULL GROUP BY 1, 2`);
+    await tx.execute(sql`TRUNCATE ingest_minutes`);
+    await tx.execute(sql`
+      INSERT INTO ingest_minutes (minute, source_id, signal_count)
+      SELECT date_trunc('minute', ingested_at), source_id, count(*) FROM signals GROUP BY 1, 2`);
     await tx.execute(sql`
       INSERT INTO source_coverage (source_id, region, threat_layer, signal_count, last_seen_at)
       SELECT source_id, coalesce(region, ''), threat_layer, count(*), max(published_at)
       FROM signals WHERE retracted_at IS NULL GROUP BY 1, 2, 3`);
     await tx.execute(sql`
-      UPDATE sources SET signal_count = coalesce(agg.n, 0), last_seen_at = agg.last_seen
-      FROM sources s LEFT JOIN (SELECT source_id, count(*)::int AS n, max(published_at) AS last_seen
-                                FROM signals WHERE retracted_at IS NULL GROUP BY source_id) agg ON agg.source_id = s.id
+      UPDATE sources SET signal_count = coalesce(agg.n, 0), last_seen_at = agg.last_seen,
+        last_ingested_at = agg.last_ingested
+      FROM sources s LEFT JOIN (SELECT source_id, (count(*) FILTER (WHERE retracted_at IS NULL))::int AS n,
+                                  max(published_at) FILTER (WHERE retracted_at IS NULL) AS last_seen,
+                                  max(ingested_at) AS last_ingested
+                                FROM signals GROUP BY source_id) agg ON agg.source_id = s.id
       WHERE sources.id = s.id`);
   });
 }

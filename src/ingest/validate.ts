@@ -81,3 +81,7 @@ export function fallbackTitle(content: string): string {
   const sentence = content.split(/(?<=[.!?])\s/)[0] ?? content;
   return sentence.length <= 120 ? sentence : `${sentence.slice(0, 117).trimEnd()}…`;
 }
+
+/** The title a signal is stored and linked under: its own, else `fallbackTitle` of its content. */
+export const titleOf = (item: Pick<IngestItem, 'title' | 'content_display'>): string =>
+  item.title || fallbackTitle(item.content_display);

@@ -4,7 +4,7 @@ import { requireAdmin } from '../http/admin';
 import { createRouter, errors } from '../http/openapi';
 import { ApiError, invalidRequest, type FieldError } from '../http/problem';
 import { feedUrlProblem } from '../webhooks/guard';
-import { ingestDocument, newsGrader, UnparseableDocumentError } from '../sources/upstream';
+import { ingestDocument, newsGrader, UnparseableDocumentError } from '../ingest/upstream';
 import { MAX_DOCUMENT_ITEMS, TooManyItemsError } from '../sources/common';
 import { connectorFor } from '../sources/registry';
 import {

@@ -1,10 +1,13 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
+import { etag } from 'hono/etag';
 import { access } from '../http/auth';
-import { createRouter, errors } from '../http/openapi';
+import { cached, CACHE_TTL } from '../http/cache';
+import { edgeCache } from '../http/edge-cache';
+import { answers, createRouter, errors } from '../http/openapi';
 import { ApiError } from '../http/problem';
 import { STORE_TIMEOUT_MS, withDeadline } from '../store/deadline';
-import { getFreshness } from '../system/freshness';
+import { freshnessAt, readFreshnessCounts } from '../system/freshness';
 
 const healthRoute = createRoute({
   method: 'get',
@@ -38,8 +41,9 @@ const freshnessRoute = createRoute({
   path: '/api/v1/freshness',
   tags: ['System'],
   summary: 'Data freshness',
-  description: `Latest ingest and publication times, ingest lag, sources silent for 48 hours or more, and the lag of each live (polled) source.`,
-  middleware: [access('public')] as const,
+  description: `Latest ingest and publication times, ingest lag, sources silent for 48 hours or more, and the lag of each live (polled) source. Public; read from the counters ingest keeps, cached 30 seconds (the lags are to \`checked_at\`).`,
+  middleware: [edgeCache(), access('public'), etag()] as const,
+  ...answers({ cached: true }),
   responses: {
     200: {
       description: 'Freshness of the data.',
@@ -82,6 +86,7 @@ const freshnessRoute = createRoute({
         },
       },
     },
+    304: { description: 'Not modified: `If-None-Match` matched the `ETag`.' },
     ...errors(429, 503),
   },
 });
@@ -112,5 +117,12 @@ export const systemRoutes = createRouter()
   })
   .openapi(freshnessRoute, async (c) => {
     const { db, now } = c.env.deps;
-    return c.json(await getFreshness(db, now()), 200);
+    const counts = await cached(
+      c,
+      'freshness',
+      CACHE_TTL.freshness,
+      () => readFreshnessCounts(db, now()),
+      'public',
+    );
+    return c.json(freshnessAt(counts, now()), 200);
   });

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config';
 import type { Database } from '../db/client';
 import { nodeOutboundFetch } from '../net/outbound-node';
-import { ingestDocument, newsGrader, UnparseableDocumentError } from './upstream';
+import { ingestDocument, newsGrader, UnparseableDocumentError } from '../ingest/upstream';
 import { feedUrlProblem } from '../webhooks/guard';
 import { pollNow } from './poll-command';
 import { connectorFor } from './registry';

@@ -1,3 +1,4 @@
+import { ingestSourceItems } from '../ingest/upstream';
 import { dispatchWebhooks, type DispatchOptions } from '../webhooks/dispatch';
 import type { DispatchSummary } from '../webhooks/schemas';
 import { dueSources } from './poll-state';

@@ -1,25 +1,19 @@
 import type { Deps } from '../deps';
 import {
-  gradeItems,
+  ingestFeedDocument,
   ingestSourceItems,
   newsGrader,
-  readItems,
-  recordParseNotes,
+  UnparseableDocumentError,
+  type IngestSourceItems,
   type UpstreamResult,
-} from './upstream';
+} from '../ingest/upstream';
 import { failureKind, OutboundError, TRUNCATED_HEADER } from '../net/outbound';
 import type { SourceTier } from '../vocab';
 import { TooManyItemsError } from './common';
 import { claimSource, recordFailure, recordSuccess } from './poll-state';
 import type { SourceRow } from './rows';
 import { connectorFor } from './registry';
-import {
-  ConnectorError,
-  type ConnectorName,
-  type ParseNotes,
-  type SourceConfig,
-  type SourceItem,
-} from './types';
+import { ConnectorError, type ConnectorName, type SourceConfig } from './types';
 
 /** Every poll waits at most this long for a feed, connect to last byte. */
 export const POLL_TIMEOUT_MS = 10_000;
@@ -27,8 +21,7 @@ export const POLL_TIMEOUT_MS = 10_000;
 export const POLL_MAX_AGE_HOURS = 72;
 const FALLBACK_INTERVAL_MINUTES = 60;
 
-/** The upstream ingest; a parameter so tests can watch what a poll hands on. */
-export type IngestSourceItems = typeof ingestSourceItems;
+export type { IngestSourceItems };
 
 /**
  * Why a poll failed, as stored in `sources.last_error` and shown by `/api/v1/sources`: a kind,
@@ -153,37 +146,33 @@ export async function pollSource(
     if (response.headers.get(TRUNCATED_HEADER)) throw new PollFailure('too_large');
     const document = await response.text();
 
-    let items: SourceItem[];
-    const notes: ParseNotes = { unreadLanguage: 0 };
+    // The one document path (src/ingest/upstream.ts), as the admin ingest takes it, with the poll window.
+    let ingested: { result: UpstreamResult; items: number };
     try {
-      items = await readItems(connector, document, { source: config, now, notes });
+      ingested = await ingestFeedDocument(deps.db, connector, source, document, {
+        now,
+        maxAgeHours: options.maxAgeHours ?? POLL_MAX_AGE_HOURS,
+        grader: newsGrader(deps.config, deps.fetch),
+        ingest,
+      });
     } catch (error) {
-      deps.log.warn('source document unreadable', { source: source.name, detail: String(error) });
-      // Refused whole, as the admin ingest refuses it: a partial ingest would depend on the feed's order.
-      throw new PollFailure(error instanceof TooManyItemsError ? 'too_many_items' : 'malformed');
-    }
-    items = await gradeItems(items, newsGrader(deps.config, deps.fetch));
-    let result: UpstreamResult;
-    try {
-      result = await ingest(
-        deps.db,
-        { id: source.id, name: source.name, tier: config.tier, url: source.url, language: source.language },
-        items,
-        { now, maxAgeHours: options.maxAgeHours ?? POLL_MAX_AGE_HOURS },
-      );
-    } catch (error) {
+      if (error instanceof TooManyItemsError || error instanceof UnparseableDocumentError) {
+        deps.log.warn('source document unreadable', { source: source.name, detail: String(error) });
+        // Refused whole, as the admin ingest refuses it: a partial ingest would depend on the feed's order.
+        throw new PollFailure(error instanceof TooManyItemsError ? 'too_many_items' : 'malformed');
+      }
       deps.log.error('source ingest failed', { source: source.name, error: String(error) });
       throw new PollFailure('ingest_failed');
     }
-    await recordParseNotes(deps.db, source.id, notes);
+    const { result, items } = ingested;
     await recordSuccess(deps.db, source, {
       now,
       intervalMinutes,
-      items: items.length,
+      items,
       validators: { etag: response.headers.get('etag'), lastModified: response.headers.get('last-modified') },
     });
     const { errors: _errors, ...counts } = result;
-    return { ...named, status: 'ok', items: items.length, ...counts };
+    return { ...named, status: 'ok', items, ...counts };
   } catch (error) {
     if (!(error instanceof PollFailure)) {
       deps.log.error('source poll failed', { source: source.name, error: String(error) });

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows, type Database, type DatabaseHandle } from '../../src/db/client';
 import { ingestSignals } from '../../src/ingest/pipeline';
-import { ingestSourceItems, upstreamSource } from '../../src/sources/upstream';
+import { ingestSourceItems, upstreamSource } from '../../src/ingest/upstream';
 import { CATALOGUE } from '../../src/sources/catalogue';
 import { seedCatalogue, sourceByName } from '../../src/sources/rows';
 import { backends } from '../support/harness';

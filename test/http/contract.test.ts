@@ -82,6 +82,7 @@ describe('the OpenAPI document', () => {
         '/api/v1/clusters',
         '/api/v1/feed',
         '/api/v1/map.svg',
+        '/api/v1/freshness',
         '/api/v1/stats',
         '/embed',
         '/embed/data',

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client';
-import { ingestSourceItems, type UpstreamSource } from '../../src/sources/upstream';
+import { ingestSourceItems, type UpstreamSource } from '../../src/ingest/upstream';
 import { isCalendarTime, isDatetimeError } from '../../src/signals/timestamps';
 import type { SourceItem } from '../../src/sources/types';
 import { seedCatalogue, sourceByName } from '../../src/sources/rows';

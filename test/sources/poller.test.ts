@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config';
 import type { DatabaseHandle } from '../../src/db/client';
 import { sources } from '../../src/db/schema';
 import type { Deps } from '../../src/deps';
-import { ingestSourceItems } from '../../src/sources/upstream';
+import { ingestSourceItems } from '../../src/ingest/upstream';
 import { nodeDeps } from '../../src/node-runtime';
 import { CATALOGUE } from '../../src/sources/catalogue';
 import { dueSources, ensureCatalogue, MAX_BACKOFF_MS, pollBackoffMs } from '../../src/sources/poll-state';

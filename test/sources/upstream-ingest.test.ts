@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
 import type { DatabaseHandle } from '../../src/db/client';
-import { ingestSourceItems, type UpstreamSource } from '../../src/sources/upstream';
+import { ingestSourceItems, type UpstreamSource } from '../../src/ingest/upstream';
 import { seedCatalogue, sourceByName } from '../../src/sources/rows';
 import { CATALOGUE } from '../../src/sources/catalogue';
 import { generateEncryptionKey } from '../../src/webhooks/crypto';

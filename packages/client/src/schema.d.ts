@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * Data freshness
-         * @description Latest ingest and publication times, ingest lag, sources silent for 48 hours or more, and the lag of each live (polled) source.
+         * @description Latest ingest and publication times, ingest lag, sources silent for 48 hours or more, and the lag of each live (polled) source. Public; read from the counters ingest keeps, cached 30 seconds (the lags are to `checked_at`).
          */
         get: operations["getFreshness"];
         put?: never;
@@ -2325,7 +2325,10 @@ export interface operations {
     getFreshness: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An `ETag` from an earlier answer: when it is still current the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2340,11 +2343,30 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Age: components["headers"]["Age"];
+                    "X-Cache": components["headers"]["X-Cache"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Freshness"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` matched the `ETag`. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
             400: {

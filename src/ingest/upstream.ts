@@ -1,29 +1,31 @@
 /**
- * Ingest of connector items (`src/sources/*`): the bridge between a parsed feed document and the
- * ingest pipeline. New items go through `ingestSignals` (region, entities, anomaly, aggregates,
- * webhook delivery by ingest order); an item already stored under one of its external ids (or
- * its `source_url`) is judged by `revisionOf`: `same` counts as a duplicate, `revised` updates the
- * stored signal in place, `retracted` retracts it. Rules: src/sources/README.md, "Identity and
- * revisions", and docs/live-sources.md.
+ * Ingest of connector items (`src/sources/*`, which stay pure): what a parsed feed document
+ * stores. Items are validated and de-duplicated here, once; new ones go to `storeSignals`
+ * (the one write path: one INSERT per row, with their external ids and classification); an item
+ * already stored under one of its external ids (or its `source_url`) is judged by `revisionOf`:
+ * `same` counts as a duplicate, `revised` updates the stored signal in place, `retracted`
+ * retracts it. Rules: src/sources/README.md, "Identity and revisions", and docs/live-sources.md.
  */
 import { and, arrayOverlaps, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
-import { allowWriteTime, queryRows, type Database } from '../db/client';
+import { allowWriteTime, type Database } from '../db/client';
 import { signals, sources } from '../db/schema';
 import { refreshEventsOfSignals } from '../events/link';
 import { configuredChat } from '../net/chat';
 import type { OutboundFetch } from '../net/outbound';
 import { gradeNewsItems, type LlmGraderConfig } from '../reading/llm';
 import { retractSignal } from '../signals/sync';
-import { moveSignalContribution, readSignalFacts } from '../ingest/aggregates';
-import { revisionOf, revisionValence } from './revision';
-import type { SourceRow } from './rows';
-import { TooManyItemsError } from './common';
-import type { Connector, ParseContext, ParseNotes, SourceItem } from './types';
+import { revisionOf, revisionValence } from '../sources/revision';
+import type { SourceRow } from '../sources/rows';
+import { TooManyItemsError } from '../sources/common';
+import type { Connector, ParseContext, ParseNotes, SourceItem } from '../sources/types';
 import type { SourceTier } from '../vocab';
-import { ingestSignals, signalColumns } from '../ingest/pipeline';
 import { timestampProblem } from '../signals/timestamps';
-import { turnEvery } from '../ingest/turns';
-import { fallbackTitle, validateItem, type IngestItem, type Validated } from '../ingest/validate';
+import { moveSignalContribution, readSignalFacts } from './aggregates';
+import { signalColumns, type SignalDraft } from './draft';
+import type { Committed } from './pipeline';
+import { storeSignals } from './pipeline';
+import { turnEvery } from './turns';
+import { titleOf, validateItem, type IngestItem, type Validated } from './validate';
 
 /** The source row a batch of connector items belongs to. */
 export interface UpstreamSource {
@@ -46,6 +48,15 @@ export interface UpstreamResult {
   rejected: number;
   errors: { index: number; message: string }[];
   ids: string[];
+}
+
+/** How a document's items are ingested. */
+export interface UpstreamOptions {
+  now?: Date;
+  /** Polls: skip items whose newest time is older than this many hours. */
+  maxAgeHours?: number;
+  /** Hears the ids of the new signals once the transaction has committed. */
+  onCommitted?: (committed: Committed) => void;
 }
 
 interface Candidate {
@@ -79,7 +90,7 @@ export async function ingestSourceItems(
   db: Database,
   source: UpstreamSource,
   items: SourceItem[],
-  options: { now?: Date; maxAgeHours?: number } = {},
+  options: UpstreamOptions = {},
 ): Promise<UpstreamResult> {
   const now = options.now ?? new Date();
   const cutoff = options.maxAgeHours === undefined ? null : now.getTime() - options.maxAgeHours * 3_600_000;
@@ -128,6 +139,7 @@ export async function ingestSourceItems(
     candidates.push({ index, item: checked.item, raw });
   }
 
+  let written: string[] = [];
   if (candidates.length > 0) {
     await db.transaction(async (txn) => {
       const tx = txn as unknown as Database;
@@ -173,15 +185,13 @@ export async function ingestSourceItems(
       }
 
       if (fresh.length > 0) {
-        const ingested = await ingestSignals(
-          tx,
-          fresh.map(({ item, id }) => ({ ...item, id })),
-          { now, externalIds: new Map(fresh.map(({ item, raw }) => [item.source_url, raw.external_ids])) },
-        );
-        result.duplicates += ingested.duplicates;
-        const inserted = await stampIdentity(tx, fresh);
+        written = await storeSignals(tx, fresh.map(draftOfCandidate));
+        const inserted = new Set(written);
         for (const { id, index } of fresh) {
-          if (!inserted.has(id)) continue; // lost a race on its source_url: a duplicate
+          if (!inserted.has(id)) {
+            result.duplicates += 1; // stored meanwhile by a concurrent ingest
+            continue;
+          }
           result.accepted += 1;
           outcome.set(index, id);
         }
@@ -200,6 +210,7 @@ export async function ingestSourceItems(
       const changed = [...revised.map((r) => r.stored.id), ...retracted];
       await refreshEventsOfSignals(tx, changed);
     });
+    options.onCommitted?.({ ids: written });
   }
   result.ids = [...outcome.entries()].sort(([a], [b]) => a - b).map(([, id]) => id);
   return result;
@@ -231,34 +242,17 @@ function upstreamTime(item: SourceItem): Date | null {
   return Number.isNaN(t) ? null : new Date(t);
 }
 
-const titleOf = (item: IngestItem): string => item.title || fallbackTitle(item.content_display);
-
 const overlaps = (stored: Stored, candidate: Candidate): boolean =>
   candidate.raw.external_ids.some((id) => stored.externalIds.includes(id));
 
-/** Records the upstream identity of newly inserted signals; returns the ids that exist. */
-async function stampIdentity(db: Database, fresh: (Candidate & { id: string })[]): Promise<Set<string>> {
-  const done = new Set<string>();
-  for (let i = 0; i < fresh.length; i += 500) {
-    const values = fresh.slice(i, i + 500).map(({ id, raw }) => ({
-      id,
-      external_ids: raw.external_ids,
-      upstream_updated_at: upstreamTime(raw)?.toISOString() ?? null,
-      classification: raw.classification ?? null,
-    }));
-    const rows = await queryRows<{ id: string }>(
-      db,
-      sql`UPDATE signals s SET external_ids = v.external_ids, upstream_updated_at = v.upstream_updated_at,
-            classification = v.classification
-          FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb)
-            AS v(id uuid, external_ids text[], upstream_updated_at timestamptz, classification jsonb)
-          WHERE s.id = v.id
-          RETURNING s.id`,
-    );
-    for (const row of rows) done.add(row.id);
-  }
-  return done;
-}
+/** A new candidate as the pipeline stores it: with its upstream identity and classification. */
+const draftOfCandidate = ({ id, item, raw }: Candidate & { id: string }): SignalDraft => ({
+  id,
+  item,
+  externalIds: raw.external_ids,
+  upstreamUpdatedAt: upstreamTime(raw),
+  classification: raw.classification ?? null,
+});
 
 /** Stored signals sharing an external id or a `source_url` with any candidate. */
 async function storedMatches(db: Database, candidates: Candidate[]): Promise<Stored[]> {
@@ -297,11 +291,8 @@ function matchFor(stored: Stored[], candidate: Candidate, sourceId: string): Sto
 /** Writes a revision over the stored signal; `ingested_at` and `is_anomaly` stay. */
 async function reviseSignal(db: Database, stored: Stored, { item, raw }: Candidate) {
   // Identity, ingest time, collection time and the anomaly flag stay as first ingested.
-  const { id, sourceId, sourceUrl, collectedAt, isAnomaly, ...columns } = signalColumns(
-    item,
-    stored.sourceId,
-  );
-  void [id, sourceId, sourceUrl, collectedAt, isAnomaly];
+  const { sourceId, sourceUrl, collectedAt, isAnomaly, ...columns } = signalColumns(item, stored.sourceId);
+  void [sourceId, sourceUrl, collectedAt, isAnomaly];
   await db
     .update(signals)
     .set({
@@ -328,7 +319,7 @@ export class UnparseableDocumentError extends Error {
  * connectors map (and classify) items lazily, so a large document never holds the process for
  * its whole parse. Throws what the connector throws (`ConnectorError`, `TooManyItemsError`).
  */
-export async function readItems(
+async function readItems(
   connector: Connector,
   document: string,
   context: ParseContext,
@@ -361,21 +352,33 @@ export function newsGrader(
  * Connectors are pure: the optional LLM grader re-reads their news items on the ingest path
  * (every path: a poll, the admin ingest, `sources ingest`).
  */
-export const gradeItems = (items: SourceItem[], grader?: NewsGrader): Promise<SourceItem[]> | SourceItem[] =>
+const gradeItems = (items: SourceItem[], grader?: NewsGrader): Promise<SourceItem[]> | SourceItem[] =>
   grader ? gradeNewsItems(items, grader.fetch, grader.llm) : items;
 
+/** The item ingest of a document; a parameter so tests can watch what a poll hands on. */
+export type IngestSourceItems = typeof ingestSourceItems;
+
+/** How one feed document is ingested (see `ingestFeedDocument`). */
+export interface DocumentOptions extends UpstreamOptions {
+  grader?: NewsGrader;
+  ingest?: IngestSourceItems;
+}
+
 /**
- * Parses one raw feed document with `connector` and ingests it under `source` with no age
- * cut-off (backfill): what the admin ingest endpoint and `sources ingest` do.
+ * Parses one raw feed document with `connector`, grades its news items (when an LLM is set up)
+ * and ingests them under `source`: the one path of a poll (with `maxAgeHours`), the admin ingest
+ * endpoint and `sources ingest` (backfill, no age cut-off). A document the connector cannot read
+ * throws `UnparseableDocumentError`, one over the item cap `TooManyItemsError`; both ingest
+ * nothing. `items` is how many items the document carried.
  */
-export async function ingestDocument(
+export async function ingestFeedDocument(
   db: Database,
   connector: Connector,
   source: SourceRow,
   document: string,
-  now: Date = new Date(),
-  grader?: NewsGrader,
-): Promise<UpstreamResult> {
+  { grader, ingest = ingestSourceItems, ...options }: DocumentOptions = {},
+): Promise<{ result: UpstreamResult; items: number }> {
+  const now = options.now ?? new Date();
   let items: SourceItem[];
   const notes: ParseNotes = { unreadLanguage: 0 };
   try {
@@ -398,13 +401,25 @@ export async function ingestDocument(
     );
   }
   items = await gradeItems(items, grader);
-  const result = await ingestSourceItems(db, upstreamSource(source), items, { now });
+  const result = await ingest(db, upstreamSource(source), items, { ...options, now });
   await recordParseNotes(db, source.id, notes);
-  return result;
+  return { result, items: items.length };
+}
+
+/** `ingestFeedDocument` with no age cut-off, answering what it stored (the admin route, the CLI). */
+export async function ingestDocument(
+  db: Database,
+  connector: Connector,
+  source: SourceRow,
+  document: string,
+  now: Date = new Date(),
+  grader?: NewsGrader,
+): Promise<UpstreamResult> {
+  return (await ingestFeedDocument(db, connector, source, document, { now, grader })).result;
 }
 
 /** Adds what a parse left out to the source's health counters (`unread_language` in /sources). */
-export async function recordParseNotes(db: Database, sourceId: string, notes: ParseNotes): Promise<void> {
+async function recordParseNotes(db: Database, sourceId: string, notes: ParseNotes): Promise<void> {
   if (notes.unreadLanguage <= 0) return;
   await db
     .update(sources)
