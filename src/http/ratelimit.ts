@@ -74,10 +74,12 @@ export function applyLimit(c: Context<AppEnv>, tier: string, result: LimitResult
  * IP cap as well (pro keys bypass it). The key's hit comes first.
  */
 export function hitsFor(c: Context<AppEnv>, mode: 'key' | 'public', caller: Caller | null): LimitHit[] {
-  const ip: LimitHit = { rule: RULES.public, identifier: c.env.deps.clientIp(c) };
-  if (!caller) return [ip];
+  // The client's address is worked out only when a rule counts it: parsing it (ipaddr.js) cost
+  // a keyed /signals request, which never uses it, about 0.04 ms of CPU.
+  const ip = (): LimitHit => ({ rule: RULES.public, identifier: c.env.deps.clientIp(c) });
+  if (!caller) return [ip()];
   const key: LimitHit = { rule: keyRule(caller.tier), identifier: caller.keyId };
-  return mode === 'public' && caller.tier === 'free' ? [key, ip] : [key];
+  return mode === 'public' && caller.tier === 'free' ? [key, ip()] : [key];
 }
 
 /** Applies what `admit` counted for `hitsFor(...)`: the IP cap's 429 first, then the key's headers. */
