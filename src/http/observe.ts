@@ -88,13 +88,19 @@ export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
   const requestId = requestIdFor(c.req.header('x-request-id'));
   const timing: Timing = { db: 0, store: 0 };
   const { deps } = c.env;
+  let log: Logger | undefined;
   c.env = {
     ...c.env,
     deps: {
       ...deps,
       db: timedDatabase(deps.db, timing),
       store: timedStore(requestStore(deps.store), timing),
-      log: loggerWith(deps.log, { request_id: requestId }),
+      // Made on first use: most requests never log, and this is one of the objects every
+      // request would otherwise allocate for nothing (garbage collection is a sixth of the
+      // app's CPU under load, docs/performance.md).
+      get log() {
+        return (log ??= loggerWith(deps.log, { request_id: requestId }));
+      },
     },
   };
   c.set('requestId', requestId);
