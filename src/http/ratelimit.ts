@@ -1,6 +1,5 @@
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../deps';
-import { STORE_TIMEOUT_MS, withDeadline } from '../store/deadline';
 import type { Admission, LimitHit, LimitResult, LimitRule } from '../store/types';
 import { ApiError } from './problem';
 
@@ -20,11 +19,13 @@ export const keyRule = (tier: Caller['tier']): LimitRule => (tier === 'pro' ? RU
 /**
  * Counts `hits` and reads `flag` in one store round trip, or null when the store fails or is
  * slower than 1 s: the request is then served without limit headers (fail open) and logged.
+ * The deadline is the request's store view's (`requestStore`, set up by `observe` for every
+ * request): a second one here cost each request another timer and promise race.
  */
 export async function admit(c: Context<AppEnv>, hits: LimitHit[], flag?: string): Promise<Admission | null> {
   const { store, log, waitUntil } = c.env.deps;
   try {
-    const admission = await withDeadline(store.admit(hits, flag), STORE_TIMEOUT_MS);
+    const admission = await store.admit(hits, flag);
     for (const result of admission.results) if (result.pending) waitUntil(result.pending);
     return admission;
   } catch (error) {
