@@ -33,26 +33,48 @@ interface SessionInternals {
   transaction(...args: unknown[]): Promise<unknown>;
 }
 
+/** What every request's view of one shared database has in common, made once per database. */
+interface ViewTemplate {
+  db: Database;
+  session: object;
+}
+const templates = new WeakMap<Database, ViewTemplate>();
+
+function viewTemplate(db: Database): ViewTemplate {
+  let template = templates.get(db);
+  if (!template) {
+    const shared = db as unknown as SessionInternals;
+    template = {
+      db: databaseView(db, { transaction: { value: shared.transaction.bind(db) } }),
+      session: Object.create(shared.session, {
+        transaction: { value: shared.session.transaction.bind(shared.session) },
+      }) as object,
+    };
+    templates.set(db, template);
+  }
+  return template;
+}
+
 /**
  * `db` for one request, timing every statement that drizzle or `runStatement` sends. Only the
  * driver client's `query` is wrapped (the one method drizzle's sessions call); the wrapper
  * inherits everything else from the shared database, and transactions run on the shared
- * session (their time counts in the total, not in `db`).
+ * session (their time counts in the total, not in `db`). The parts that do not depend on the
+ * request (the bound transaction methods) are made once per database: a request adds only its
+ * client and two small objects, since garbage is much of the app's CPU on a hot read.
  */
 export function timedDatabase(db: Database, timing: Timing): Database {
-  const shared = db as unknown as SessionInternals & { $client: DriverClient };
+  const shared = db as unknown as { $client: DriverClient };
+  const template = viewTemplate(db);
   const client: DriverClient = {
     query: (...args) => timed(timing, 'db', shared.$client.query(...args)),
   };
-  const session: unknown = Object.create(shared.session, {
-    client: { value: client },
-    transaction: { value: shared.session.transaction.bind(shared.session) },
-  });
-  return databaseView(db, {
-    session: { value: session },
-    $client: { value: client },
-    transaction: { value: shared.transaction.bind(db) },
-  });
+  const session = Object.create(template.session) as { client: DriverClient };
+  session.client = client;
+  const view = Object.create(template.db) as { session: unknown; $client: DriverClient };
+  view.session = session;
+  view.$client = client;
+  return view as unknown as Database;
 }
 
 /** `store` for one request, timing every call. */
@@ -88,13 +110,19 @@ export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
   const requestId = requestIdFor(c.req.header('x-request-id'));
   const timing: Timing = { db: 0, store: 0 };
   const { deps } = c.env;
+  let log: Logger | undefined;
   c.env = {
     ...c.env,
     deps: {
       ...deps,
       db: timedDatabase(deps.db, timing),
       store: timedStore(requestStore(deps.store), timing),
-      log: loggerWith(deps.log, { request_id: requestId }),
+      // Made on first use: most requests never log, and this is one of the objects every
+      // request would otherwise allocate for nothing (garbage collection is a sixth of the
+      // app's CPU under load, docs/performance.md).
+      get log() {
+        return (log ??= loggerWith(deps.log, { request_id: requestId }));
+      },
     },
   };
   c.set('requestId', requestId);
