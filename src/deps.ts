@@ -3,6 +3,7 @@ import type { Config } from './config';
 import type { Database } from './db/client';
 import type { OutboundFetch } from './net/outbound';
 import type { Store } from './store/types';
+import type { StreamHub } from './stream/hub';
 
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -27,6 +28,11 @@ export interface Deps {
    */
   fetch: OutboundFetch;
   log: Logger;
+  /**
+   * The live stream's fan-out (src/stream/): an in-process hub on Node, the Durable Object hub on
+   * Workers; absent where no stream is served (the cron Worker without its binding, some tests).
+   */
+  stream?: StreamHub;
 }
 
 export interface AppEnv {

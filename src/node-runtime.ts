@@ -16,6 +16,8 @@ import { nodeOutboundFetch } from './net/outbound-node';
 import { describeCycle, startCycleTimer } from './sources/cycle';
 import { ensureCatalogue } from './sources/poll-state';
 import { memoryStore } from './store/memory';
+import { localHub } from './stream/hub';
+import { listenForChanges } from './stream/notify';
 import type { Store } from './store/types';
 import { upstashStore } from './store/upstash';
 
@@ -38,7 +40,10 @@ export function openStore(config: Config, now: () => number = Date.now): Store {
   return memoryStore(now);
 }
 
-/** Node's Deps: pending work after a response just runs, with failures logged. */
+/**
+ * Node's Deps: pending work after a response just runs, with failures logged. The stream hub is
+ * one per process and holds nothing until a stream opens.
+ */
 export function nodeDeps(
   config: Config,
   db: DatabaseHandle['db'],
@@ -58,6 +63,12 @@ export function nodeDeps(
     // Every outbound request checks the address it connects to (WEBHOOK_ALLOW_INSECURE lifts it).
     fetch: nodeOutboundFetch({ allowPrivate: config.WEBHOOK_ALLOW_INSECURE }),
     log,
+    stream: localHub({
+      db,
+      log,
+      keyCheckMs: config.STREAM_KEY_CHECK_MS,
+      listen: listenForChanges(db, log),
+    }),
     ...overrides,
   };
 }
@@ -150,11 +161,14 @@ export function serveApp(deps: Deps, port: number, hostname = '0.0.0.0'): Promis
           url: `http://localhost:${info.port}`,
           port: info.port,
           server,
-          close: () =>
-            new Promise<void>((done) => {
+          close: async () => {
+            // Open streams end first, each with its resumable cursor.
+            await deps.stream?.close();
+            await new Promise<void>((done) => {
               server.close(() => done());
               (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-            }),
+            });
+          },
         });
       },
     );
