@@ -106,8 +106,9 @@ export async function openStream(request: StreamRequest): Promise<ReadableStream
     const out = filter.distinct ? await distinctChanges(db, filter, fresh) : fresh;
     for (const change of out) {
       if (closed) return;
-      write(frame(change));
+      // Moved first: a write that fills the buffer ends the stream, whose cursor must include it.
       last = change.key;
+      write(frame(change));
     }
     if (!closed) last = fresh[fresh.length - 1]!.key;
   }

@@ -1,10 +1,12 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app';
+import type { Config } from '../../src/config';
 import { apiKeys } from '../../src/db/schema';
 import { SignalSchema } from '../../src/signals/serialize';
 import { readStreamCursor, streamCursor } from '../../src/stream/changes';
 import { admin, createKey, json, withTestApp } from '../support/harness';
-import { openSse, type SseEvent, type SseReader } from '../support/sse';
+import { openSse, readSse, type SseEvent, type SseReader } from '../support/sse';
 
 // Made-up words unique to each item, so linking never joins two test signals into one event
 // (a joined event would rescore them and send updates the test does not expect).
@@ -237,5 +239,48 @@ describe('GET /api/v1/stream', () => {
     while (reader.comments.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
     reader.close();
     expect(reader.comments[0]).toBe('heartbeat');
+  });
+
+  /** The app itself, on the suite's database and hub, with other stream settings; its body unread. */
+  const unread = (config: Partial<Config>, query = '') =>
+    createApp().request(
+      `/api/v1/stream${query}`,
+      { headers: { 'X-Api-Key': suite.key } },
+      { deps: { ...suite.deps, config: { ...suite.deps.config, ...config } } },
+    );
+
+  it('cuts off a reader whose buffer fills, with a cursor that resumes without a gap', async () => {
+    const res = await unread({ STREAM_BUFFER_BYTES: 1024 });
+    expect(res.status).toBe(200);
+    const items = Array.from({ length: 8 }, () => item({ content_display: `${'long text '.repeat(60)}` }));
+    await ingest(items);
+    // Nobody reads: the stream ends itself once about 1 KiB is queued.
+    const reader = readSse(res);
+    await reader.ended;
+    const end = reader.events.at(-1)!;
+    expect(JSON.parse(end.data)).toMatchObject({ reason: 'slow_reader', cursor: end.id });
+    const got = reader.events.slice(0, -1);
+    expect(got.length).toBeGreaterThan(0);
+    expect(got.length).toBeLessThan(items.length);
+    const resumed = await opened('', suite.key, { 'Last-Event-ID': end.id! });
+    const rest = await resumed.waitFor(items.length - got.length);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    resumed.close();
+    expect([...urls(got), ...urls(rest)].sort()).toEqual(items.map((i) => i.source_url).sort());
+    expect(resumed.events).toHaveLength(items.length - got.length);
+  });
+
+  it('ends after its lifetime with a cursor that resumes', async () => {
+    const reader = readSse(await unread({ STREAM_MAX_LIFETIME_MS: 200 }));
+    await reader.ended;
+    const end = reader.events.at(-1)!;
+    expect(end.event).toBe('end');
+    expect(JSON.parse(end.data)).toMatchObject({ reason: 'lifetime', cursor: end.id });
+    const missed = item();
+    await ingest([missed]);
+    const resumed = await opened('', suite.key, { 'Last-Event-ID': end.id! });
+    const [next] = await resumed.waitFor(1);
+    resumed.close();
+    expect(signalOf(next!).source_url).toBe(missed.source_url);
   });
 });
