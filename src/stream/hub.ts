@@ -40,7 +40,7 @@ export interface StreamHub {
 export const STREAM_CAPS = { free: 1, pro: 5 } as const;
 
 /** Changes read per query by a hub; a wake-up reads as many pages as there are. */
-const HUB_PAGE = 500;
+export const HUB_PAGE = 500;
 
 /** How soon a hub looks again when a change is visible but not yet settled (an open transaction). */
 const UNSETTLED_RETRY_MS = 100;
