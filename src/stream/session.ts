@@ -23,16 +23,30 @@ export interface StreamRequest {
   log: Logger;
 }
 
+const encoder = new TextEncoder();
+
 /** Changes read per query while catching up. */
 const CATCH_UP_PAGE = 200;
 /** Live batches that may wait behind a catch-up before the stream is cut off as too slow. */
 const MAX_WAITING_BATCHES = 1_000;
 
-const encoder = new TextEncoder();
+/**
+ * Each change's event text, written once however many streams send it: the hub hands every
+ * stream the same change objects, so a WeakMap frees the text with the change.
+ */
+const frames = new WeakMap<Change, Uint8Array>();
 
 /** One SSE event: its id is the sync cursor of the change, its data the signal's JSON. */
-const frame = (change: Change) =>
-  `id: ${streamCursor(change.key)}\nevent: ${change.kind}\ndata: ${JSON.stringify(change.signal)}\n\n`;
+function frame(change: Change): Uint8Array {
+  let bytes = frames.get(change);
+  if (bytes === undefined) {
+    bytes = encoder.encode(
+      `id: ${streamCursor(change.key)}\nevent: ${change.kind}\ndata: ${JSON.stringify(change.signal)}\n\n`,
+    );
+    frames.set(change, bytes);
+  }
+  return bytes;
+}
 
 /**
  * Opens one live stream as SSE bytes: a `retry:` hint, then (with `after`) every change the
@@ -83,9 +97,9 @@ export async function openStream(request: StreamRequest): Promise<ReadableStream
     subscription!.close();
   }
 
-  function write(text: string) {
+  function write(text: string | Uint8Array) {
     if (closed) return;
-    controller.enqueue(encoder.encode(text));
+    controller.enqueue(typeof text === 'string' ? encoder.encode(text) : text);
     // The queue is bounded in bytes: a reader that lets it fill is cut off, never buffered for.
     if ((controller.desiredSize ?? 1) <= 0) finish('slow_reader');
   }
