@@ -9,6 +9,7 @@ import { pgliteDatabase, postgresDatabase } from '../src/db/node';
 import { issueKeyForEmail } from '../src/keys/service';
 import { nodeDeps, serveApp } from '../src/node-runtime';
 import { memoryStore } from '../src/store/memory';
+import { closeOnSigterm } from './shutdown';
 
 const KEYS = Number(process.env.BENCH_STREAM_KEYS ?? 400);
 const ADMIN = 'bench-admin-token-0123456789abcdef';
@@ -32,11 +33,4 @@ process.on('message', (message) => {
   if (message === 'stats') process.send!(stats());
 });
 process.send!({ url: `http://127.0.0.1:${app.port}`, admin: ADMIN, keys });
-process.on(
-  'SIGTERM',
-  () =>
-    void app
-      .close()
-      .then(() => database.close())
-      .then(() => process.exit(0)),
-);
+closeOnSigterm(app, database);
