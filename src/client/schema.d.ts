@@ -81,6 +81,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream signals as they happen
+         * @description Server-Sent Events: each signal seconds after it is stored (`signal`), each change to a stored one (`update`) and each withdrawal (`retraction`), carrying the signal as `/api/v1/signals` serialises it. Every event `id` is a sync cursor: reconnect with `Last-Event-ID` (or `cursor`) and you first receive everything you missed, then live events, with no gap and no repeat. A heartbeat comment every 15 s; after one hour, or when the client reads too slowly, the server ends the stream with an `end` event carrying the cursor to resume from. Opening a stream counts as one request; a key holds at most 1 open stream (free) or 5 (pro). See docs/stream.md.
+         */
+        get: operations["getStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/events/{id}": {
         parameters: {
             query?: never;
@@ -1105,6 +1125,60 @@ export interface components {
                 };
             };
         } | null;
+        StreamEvent: components["schemas"]["StreamSignalEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamRetractionEvent"] | components["schemas"]["StreamEndEvent"];
+        /** @description A new signal, as `/api/v1/signals` serialises it (with `distinct=event`, its event’s lead). */
+        StreamSignalEvent: {
+            /**
+             * @description A sync cursor (the position of this change in `updated_at`, id order). Reconnect with it as `Last-Event-ID` or `cursor` to resume right after this event.
+             * @example WyIxcTJ3M2UiLCIyMDI2LTExLTI2VDIxOjQwOjAwLjEyMzQ1NiswMDowMCIsIjNmMWMyYTllLTdiNGQtNGU4YS05YzFmLTJkNmI4YTBlNWYzMSJd
+             */
+            id: string;
+            /** @enum {string} */
+            event: "signal";
+            data: components["schemas"]["Signal"];
+        };
+        /** @description A stored signal changed: revised upstream, rescored, corroborated or joined to an event (with `distinct=event`, the event’s lead after the change). */
+        StreamUpdateEvent: {
+            /**
+             * @description A sync cursor (the position of this change in `updated_at`, id order). Reconnect with it as `Last-Event-ID` or `cursor` to resume right after this event.
+             * @example WyIxcTJ3M2UiLCIyMDI2LTExLTI2VDIxOjQwOjAwLjEyMzQ1NiswMDowMCIsIjNmMWMyYTllLTdiNGQtNGU4YS05YzFmLTJkNmI4YTBlNWYzMSJd
+             */
+            id: string;
+            /** @enum {string} */
+            event: "update";
+            data: components["schemas"]["Signal"];
+        };
+        /** @description The upstream withdrew the signal (`retracted_at` is set); with `distinct=event`, the event has no matching signal left. */
+        StreamRetractionEvent: {
+            /**
+             * @description A sync cursor (the position of this change in `updated_at`, id order). Reconnect with it as `Last-Event-ID` or `cursor` to resume right after this event.
+             * @example WyIxcTJ3M2UiLCIyMDI2LTExLTI2VDIxOjQwOjAwLjEyMzQ1NiswMDowMCIsIjNmMWMyYTllLTdiNGQtNGU4YS05YzFmLTJkNmI4YTBlNWYzMSJd
+             */
+            id: string;
+            /** @enum {string} */
+            event: "retraction";
+            data: components["schemas"]["Signal"];
+        };
+        /** @description The last event of a stream: why it ends and the cursor to reconnect with. */
+        StreamEndEvent: {
+            /**
+             * @description A sync cursor (the position of this change in `updated_at`, id order). Reconnect with it as `Last-Event-ID` or `cursor` to resume right after this event.
+             * @example WyIxcTJ3M2UiLCIyMDI2LTExLTI2VDIxOjQwOjAwLjEyMzQ1NiswMDowMCIsIjNmMWMyYTllLTdiNGQtNGU4YS05YzFmLTJkNmI4YTBlNWYzMSJd
+             */
+            id: string;
+            /** @enum {string} */
+            event: "end";
+            data: components["schemas"]["StreamEnd"];
+        };
+        StreamEnd: {
+            /**
+             * @description `lifetime`: the stream reached its maximum lifetime; `slow_reader`: the client read too slowly and its buffer filled; `key_revoked`: the key was revoked (do not reconnect with it); `unavailable`: the database failed; `shutdown`: the server is stopping.
+             * @enum {string}
+             */
+            reason: "lifetime" | "slow_reader" | "key_revoked" | "unavailable" | "shutdown";
+            /** @description Where to resume: the same as this event’s `id`. */
+            cursor: string;
+        };
         Event: {
             /**
              * Format: uuid
@@ -2218,7 +2292,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2312,7 +2386,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2459,7 +2533,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2587,7 +2661,152 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getStream: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated threat layers. */
+                layers?: string;
+                /** @description Minimum significance score, 0–10. */
+                min_score?: number;
+                region?: "Europe" | "Middle East" | "South Asia" | "Asia-Pacific" | "Sub-Saharan Africa" | "North America" | "Latin America";
+                /** @description ISO 3166-1 alpha-2 code. */
+                country?: string;
+                /** @description `minLat,minLng,maxLat,maxLng`: only signals with coordinates inside the box. */
+                bbox?: string;
+                /** @description `event`: one signal per event, the strongest of the event's signals that match the other filters (filters apply first), so an event told by ten outlets appears once, with its `corroboration`. Pages never repeat an event. */
+                distinct?: "event";
+                /** @description Resume right after this event `id` (what the browser sends as `Last-Event-ID`): first every change missed since, then live ones. Wins over the `Last-Event-ID` header. */
+                cursor?: string;
+                /** @description Your API key, for clients that cannot send headers (a browser `EventSource`). Prefer the header elsewhere: URLs end up in logs. */
+                api_key?: string;
+            };
+            header?: {
+                /** @description Resume right after this event `id` (what the browser sends as `Last-Event-ID`): first every change missed since, then live ones. */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream (`text/event-stream`); each event is one of the schemas below, its `data` written as JSON. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["StreamEvent"];
+                };
+            };
+            /** @description Invalid parameter or body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The resume cursor is older than the resume window (`cursor_expired`); resync as `detail` says. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2737,7 +2956,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2831,7 +3050,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3002,7 +3221,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3144,7 +3363,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3283,7 +3502,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3419,7 +3638,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3554,7 +3773,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3638,7 +3857,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3800,7 +4019,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3964,7 +4183,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4090,7 +4309,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4220,7 +4439,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4348,7 +4567,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4446,7 +4665,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4548,7 +4767,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4686,7 +4905,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4786,7 +5005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4896,7 +5115,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5036,7 +5255,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5155,7 +5374,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5262,7 +5481,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5378,7 +5597,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5475,7 +5694,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5595,7 +5814,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5711,7 +5930,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5851,7 +6070,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5986,7 +6205,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6083,7 +6302,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6244,7 +6463,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6391,7 +6610,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6675,7 +6894,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6836,7 +7055,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6981,7 +7200,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7075,7 +7294,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7174,7 +7393,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
