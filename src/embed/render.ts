@@ -1,5 +1,6 @@
 import { escapeHtml, httpUrl, xmlSafe } from '../feeds/text';
 import type { SignalRow } from '../signals/query';
+import { LIVE_JS } from './live';
 import { WIDGET_JS } from './script';
 import { WIDGET_CSS } from './style';
 
@@ -97,7 +98,7 @@ export function renderWidget(page: WidgetPage): string {
     `<header><h1>Latest signals</h1><span class="sub">${escapeHtml(scope)}</span></header>` +
     `<ol id="list">${items}</ol>` +
     `<footer>Signal Intelligence API · <a href="${escapeHtml(page.baseUrl)}/api/v1/docs" target="_blank" rel="noopener noreferrer">about</a></footer>` +
-    `</main><script>${WIDGET_JS}</script></body></html>`
+    `</main><script>${WIDGET_JS}</script><script>${LIVE_JS}</script></body></html>`
   );
 }
 
@@ -115,9 +116,9 @@ let policy: Promise<string> | undefined;
  * `frame-ancestors`: `*` would exclude `file:` and `about:blank` parents, and any page may frame it.
  */
 export function widgetPolicy(): Promise<string> {
-  policy ??= Promise.all([sha256Source(WIDGET_JS), sha256Source(WIDGET_CSS)]).then(
-    ([script, style]) =>
-      `default-src 'none'; script-src ${script}; style-src ${style}; connect-src 'self'; ` +
+  policy ??= Promise.all([sha256Source(WIDGET_JS), sha256Source(LIVE_JS), sha256Source(WIDGET_CSS)]).then(
+    ([script, live, style]) =>
+      `default-src 'none'; script-src ${script} ${live}; style-src ${style}; connect-src 'self'; ` +
       `base-uri 'none'; form-action 'none'`,
   );
   return policy;

@@ -1,4 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { EMBED_STREAMS_PER_ADDRESS } from '../embed/live';
+import type { Deps } from '../deps';
 import { access, callerOf } from '../http/auth';
 import { createRouter, errors, security } from '../http/openapi';
 import { cursorParam } from '../http/params';
@@ -66,21 +68,38 @@ function resumePoint(cursor: string | undefined): SyncKey | undefined {
   }
 }
 
-export const streamRoutes = createRouter().openapi(streamRoute, async (c) => {
-  const { deps } = c.env;
-  const caller = callerOf(c);
-  const { cursor, api_key: _key, ...query } = c.req.valid('query');
-  const { layers, minScore, region, country, bbox, distinct } = toSignalFilter(query);
-  const filter: StreamFilter = { layers, minScore, region, country, bbox, distinct };
-  const after = resumePoint(cursor ?? c.req.valid('header')['last-event-id']);
-  const windowHours = deps.config.STREAM_RESUME_WINDOW_HOURS;
-  if (after && Date.parse(after.updatedAt) < deps.now().getTime() - windowHours * 3_600_000) {
-    throw new ApiError(
-      410,
-      'cursor_expired',
-      `The cursor is older than the ${windowHours} h resume window. Open the stream without a cursor, then resync what you missed with GET /api/v1/signals?updated_since=<the updated_at of the last signal you kept> (upsert by id), following pagination.next_cursor to the end.`,
-    );
-  }
+const EmbedStreamQuery = SignalFilterQuery.pick({ layers: true, country: true });
+
+const embedStreamRoute = createRoute({
+  method: 'get',
+  path: '/embed/stream',
+  tags: ['Feeds and exports'],
+  summary: 'Live stream for the embed widget',
+  description: `The widget's live updates (src/embed/live.ts): the same events as \`/api/v1/stream\` for the widget's selection (\`layers\`, \`country\`), without a key. Public: opening one counts against the per-IP limit, and one client address holds at most ${EMBED_STREAMS_PER_ADDRESS} at once (429 \`stream_limit_reached\` beyond). No resume: the widget refreshes its list from \`/embed/data\` on each event.`,
+  middleware: [access('public')] as const,
+  request: { query: EmbedStreamQuery },
+  responses: {
+    200: {
+      description: 'An event stream (`text/event-stream`), as `/api/v1/stream` sends.',
+      content: { 'text/event-stream': { schema: StreamEventSchema } },
+    },
+    ...errors(400, 429, 503),
+  },
+});
+
+/** The headers of a live stream. */
+const STREAM_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-store',
+  // nginx and similar proxies buffer responses by default, which would hold events back.
+  'X-Accel-Buffering': 'no',
+};
+
+/** Opens a stream for `holder` (a key id, or an address for the embed); a problem when it cannot. */
+async function openFor(
+  deps: Deps,
+  stream: { filter: StreamFilter; holder: string; cap: number; after?: SyncKey; refused: string },
+): Promise<ReadableStream<Uint8Array>> {
   if (!deps.stream) {
     throw new ApiError(
       503,
@@ -92,30 +111,55 @@ export const streamRoutes = createRouter().openapi(streamRoute, async (c) => {
       },
     );
   }
-  const cap = STREAM_CAPS[caller.tier];
-  const stream = await openStream({
+  const body = await openStream({
     db: deps.db,
     hub: deps.stream,
-    filter,
-    keyId: caller.keyId,
-    cap,
-    after,
+    filter: stream.filter,
+    keyId: stream.holder,
+    cap: stream.cap,
+    after: stream.after,
     config: deps.config,
     log: deps.log,
   });
-  if (!stream) {
-    throw new ApiError(
-      429,
-      'stream_limit_reached',
-      `This key already holds ${cap} open stream${cap === 1 ? '' : 's'} (the ${caller.tier} tier's limit); close one, or reconnect after it ends.`,
-      undefined,
-      { 'Retry-After': '5' },
-    );
+  if (!body) {
+    throw new ApiError(429, 'stream_limit_reached', stream.refused, undefined, { 'Retry-After': '5' });
   }
-  return c.body(stream, 200, {
-    'Content-Type': 'text/event-stream; charset=utf-8',
-    'Cache-Control': 'no-store',
-    // nginx and similar proxies buffer responses by default, which would hold events back.
-    'X-Accel-Buffering': 'no',
+  return body;
+}
+
+export const streamRoutes = createRouter()
+  .openapi(streamRoute, async (c) => {
+    const { deps } = c.env;
+    const caller = callerOf(c);
+    const { cursor, api_key: _key, ...query } = c.req.valid('query');
+    const { layers, minScore, region, country, bbox, distinct } = toSignalFilter(query);
+    const after = resumePoint(cursor ?? c.req.valid('header')['last-event-id']);
+    const windowHours = deps.config.STREAM_RESUME_WINDOW_HOURS;
+    if (after && Date.parse(after.updatedAt) < deps.now().getTime() - windowHours * 3_600_000) {
+      throw new ApiError(
+        410,
+        'cursor_expired',
+        `The cursor is older than the ${windowHours} h resume window. Open the stream without a cursor, then resync what you missed with GET /api/v1/signals?updated_since=<the updated_at of the last signal you kept> (upsert by id), following pagination.next_cursor to the end.`,
+      );
+    }
+    const cap = STREAM_CAPS[caller.tier];
+    const body = await openFor(deps, {
+      filter: { layers, minScore, region, country, bbox, distinct },
+      holder: caller.keyId,
+      cap,
+      after,
+      refused: `This key already holds ${cap} open stream${cap === 1 ? '' : 's'} (the ${caller.tier} tier's limit); close one, or reconnect after it ends.`,
+    });
+    return c.body(body, 200, STREAM_HEADERS);
+  })
+  .openapi(embedStreamRoute, async (c) => {
+    const { deps } = c.env;
+    const { layers, country } = c.req.valid('query');
+    const body = await openFor(deps, {
+      filter: { layers, country },
+      holder: `address:${deps.clientIp(c)}`,
+      cap: EMBED_STREAMS_PER_ADDRESS,
+      refused: `This address already holds ${EMBED_STREAMS_PER_ADDRESS} open widget streams; the widget keeps polling instead.`,
+    });
+    return c.body(body, 200, STREAM_HEADERS);
   });
-});

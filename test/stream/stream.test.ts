@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
 import type { Config } from '../../src/config';
 import { apiKeys } from '../../src/db/schema';
+import { LIVE_JS } from '../../src/embed/live';
 import { SignalSchema } from '../../src/signals/serialize';
 import { readStreamCursor, streamCursor } from '../../src/stream/changes';
 import { admin, createKey, json, withTestApp } from '../support/harness';
@@ -282,5 +284,35 @@ describe('GET /api/v1/stream', () => {
     const [next] = await resumed.waitFor(1);
     resumed.close();
     expect(signalOf(next!).source_url).toBe(missed.source_url);
+  });
+});
+
+describe('GET /embed/stream (the widget, without a key)', () => {
+  const suite = withTestApp({ config: { SERVER_MAX_CONNECTIONS_PER_IP: 0 } });
+
+  it('delivers the widget selection live and caps streams per address', async () => {
+    const readers: SseReader[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const reader = await openSse(`${suite.url}/embed/stream?layers=health&hours=24`);
+      expect(reader.response.status).toBe(200);
+      readers.push(reader);
+    }
+    const fourth = await suite.fetch('/embed/stream');
+    expect(fourth.status).toBe(429);
+    expect(await fourth.json()).toMatchObject({ code: 'stream_limit_reached' });
+    const health = item({ threat_layer: 'health' });
+    await suite.fetch('/api/v1/admin/signals', admin(json([item(), health])));
+    const [event] = await readers[0]!.waitFor(1);
+    for (const reader of readers) reader.close();
+    expect(signalOf(event!).source_url).toBe(health.source_url);
+  });
+
+  it('ships the live script with the widget, allowed by its hash', async () => {
+    const page = await suite.fetch('/embed');
+    const html = await page.text();
+    expect(html).toContain(LIVE_JS);
+    const policy = page.headers.get('content-security-policy')!;
+    const digest = createHash('sha256').update(LIVE_JS).digest('base64');
+    expect(policy).toContain(`'sha256-${digest}'`);
   });
 });
