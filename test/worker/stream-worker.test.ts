@@ -73,4 +73,28 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('live stream on Workers (
     expect(await second.json()).toMatchObject({ code: 'stream_limit_reached' });
     first.close();
   }, 60_000);
+
+  it('answers a bad filter with a 400 and ends a revoked key’s stream (the hub’s alarm)', async () => {
+    const bad = await worker.fetch('/api/v1/stream?min_score=11', { headers: { 'X-Api-Key': key } });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ code: 'invalid_request' });
+    const created = await worker.fetch('/api/v1/keys', {
+      method: 'POST',
+      headers: { 'X-Api-Key': key, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'to revoke' }),
+    });
+    expect(created.status).toBe(201);
+    const second = (await created.json()) as { id: string; key: string };
+    const reader = await open({}, second.key);
+    expect(reader.response.status).toBe(200);
+    const revoked = await worker.fetch(`/api/v1/keys/${second.id}`, {
+      method: 'DELETE',
+      headers: { 'X-Api-Key': key },
+    });
+    expect(revoked.status).toBeLessThan(300);
+    await reader.ended;
+    const end = reader.events.at(-1)!;
+    expect(end.event).toBe('end');
+    expect(JSON.parse(end.data)).toMatchObject({ reason: 'key_revoked', cursor: end.id });
+  }, 60_000);
 });
