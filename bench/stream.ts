@@ -78,6 +78,12 @@ const clients = fork(new URL('./stream-clients.ts', import.meta.url).pathname, [
   execArgv: ['--import', 'tsx'],
   env: { ...process.env, BENCH_URL: ready.url },
 });
+clients.once('exit', (code) => {
+  if (code === 0) return;
+  console.error(`stream bench: the clients' process exited with ${code}`);
+  server.kill('SIGTERM');
+  process.exit(1);
+});
 /** Sends `message` to the clients' process and resolves with its answer. */
 const ask = <T>(message: object) =>
   new Promise<T>((resolve) => {
