@@ -70,8 +70,10 @@ process.on('message', async (message: { open?: string[]; measure?: boolean; repo
   }
   if (message.measure) measuring = true;
   if (message.report) {
-    process.send!({ delivered, received });
-    for (const request of requests) request.destroy();
-    process.exit(0);
+    // Exit only once the (large) report has left: send is asynchronous.
+    process.send!({ delivered, received }, () => {
+      for (const request of requests) request.destroy();
+      process.exit(0);
+    });
   }
 });
