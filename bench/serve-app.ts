@@ -7,6 +7,7 @@ import { loadConfig } from '../src/config';
 import { postgresDatabase } from '../src/db/node';
 import { nodeDeps, serveApp } from '../src/node-runtime';
 import { benchStore } from './store';
+import { closeOnSigterm } from './shutdown';
 
 const database = await postgresDatabase(process.env.DATABASE_URL!, {
   max: Number(process.env.BENCH_POOL_MAX ?? 20),
@@ -21,11 +22,4 @@ const app = await serveApp(
   '127.0.0.1',
 );
 console.log(JSON.stringify({ url: `http://127.0.0.1:${app.port}` }));
-process.on(
-  'SIGTERM',
-  () =>
-    void app
-      .close()
-      .then(() => database.close())
-      .then(() => process.exit(0)),
-);
+closeOnSigterm(app, database);

@@ -29,6 +29,7 @@ import { signalRoutes } from './routes/signals';
 import { snapshotRoutes } from './routes/snapshots';
 import { sourceRoutes } from './routes/sources';
 import { statsRoutes } from './routes/stats';
+import { streamRoutes } from './routes/stream';
 import { systemRoutes } from './routes/system';
 import { trendingRoutes } from './routes/trending';
 import { webhookRoutes } from './routes/webhooks';
@@ -132,6 +133,7 @@ export function createApp() {
 
   app.route('/', systemRoutes);
   app.route('/', signalRoutes);
+  app.route('/', streamRoutes);
   app.route('/', eventRoutes);
   app.route('/', keyRoutes);
   app.route('/', adminRoutes);

@@ -72,6 +72,23 @@ const ConfigSchema = z.object({
   SERVER_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   /** Node server: most open connections one client address may hold; 0: no cap (behind a proxy). */
   SERVER_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(0).max(100_000).default(256),
+  /** Live stream (docs/stream.md): a comment line this often keeps proxies from closing an idle stream. */
+  STREAM_HEARTBEAT_MS: z.coerce.number().int().min(10).max(300_000).default(15_000),
+  /** Live stream: longest one stream stays open; it then ends with a resumable id. */
+  STREAM_MAX_LIFETIME_MS: z.coerce.number().int().min(100).max(86_400_000).default(3_600_000),
+  /** Live stream: how long a client waits before reconnecting (the `retry:` hint). */
+  STREAM_RETRY_MS: z.coerce.number().int().min(100).max(600_000).default(3_000),
+  /** Live stream: bytes queued for a reader that does not keep up before it is cut off. */
+  STREAM_BUFFER_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(256 * 1024),
+  /** Live stream: how far back a cursor may resume; older ones answer 410 (resync instead). */
+  STREAM_RESUME_WINDOW_HOURS: z.coerce.number().int().min(1).max(720).default(24),
+  /** Live stream: how often open streams' keys are checked for revocation. */
+  STREAM_KEY_CHECK_MS: z.coerce.number().int().min(10).max(60_000).default(30_000),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -18,6 +18,8 @@ export default {
       const { polls, ...summary } = await runCycle(deps);
       deps.log.info('source cycle', { cron: controller.cron, ...summary, polls: polls.length });
       for (const poll of polls) deps.log.info('source poll', { ...poll });
+      // The stream hook on Workers: what the polls committed goes out to open streams now.
+      deps.stream?.changed();
     } finally {
       ctx.waitUntil(database.close());
     }

@@ -3,6 +3,7 @@ import type { Config } from './config';
 import type { Database } from './db/client';
 import type { OutboundFetch } from './net/outbound';
 import type { Store } from './store/types';
+import type { StreamHub } from './stream/hub';
 
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -32,6 +33,11 @@ export interface Deps {
    * where the rasteriser would not fit the bundle budget.
    */
   rasterizePng?: (svg: string) => Promise<Uint8Array<ArrayBuffer>>;
+  /**
+   * The live stream's fan-out (src/stream/): an in-process hub on Node, the Durable Object hub on
+   * Workers; absent where no stream is served (the cron Worker without its binding, some tests).
+   */
+  stream?: StreamHub;
 }
 
 export interface AppEnv {

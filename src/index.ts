@@ -1,7 +1,10 @@
 import { createApp } from './app';
-import { consoleLogger } from './deps';
+import type { DatabaseHandle } from './db/client';
+import { consoleLogger, type Deps } from './deps';
 import { ApiError } from './http/problem';
 import { workerDeps, type WorkerEnv } from './worker-deps';
+
+export { StreamHubObject } from './stream/durable-object';
 
 const app = createApp();
 
@@ -28,6 +31,41 @@ function bootFailure(error: unknown): Response {
   });
 }
 
+/**
+ * The stream hook on Workers: an admin write that succeeded (signals ingested, a feed document
+ * pushed, a source changed) wakes the stream hub, which reads what committed. On Node the
+ * database's NOTIFY trigger does this for every writer.
+ */
+function wakeStreamsAfterAdminWrite(request: Request, response: Response, deps: Deps): void {
+  if (
+    request.method === 'POST' &&
+    response.ok &&
+    new URL(request.url).pathname.startsWith('/api/v1/admin/')
+  ) {
+    deps.stream?.changed();
+  }
+}
+
+/**
+ * Closes the invocation's database once the response is done with it: at once for an answer,
+ * when the body ends for a live stream (which reads while it catches up and for `distinct=event`).
+ */
+function closeWhenDone(response: Response, database: DatabaseHandle, ctx: ExecutionContext): Response {
+  const streaming = response.headers.get('content-type')?.startsWith('text/event-stream');
+  if (!streaming || !response.body) {
+    ctx.waitUntil(database.close());
+    return response;
+  }
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  ctx.waitUntil(
+    response.body
+      .pipeTo(writable)
+      .catch(() => {})
+      .finally(() => database.close()),
+  );
+  return new Response(readable, response);
+}
+
 export default {
   async fetch(request: Request, env: WorkerEnv, ctx: ExecutionContext): Promise<Response> {
     let built: ReturnType<typeof workerDeps>;
@@ -37,10 +75,14 @@ export default {
       return bootFailure(error);
     }
     const { deps, database } = built;
+    let response: Response;
     try {
-      return await app.fetch(request, { deps }, ctx);
-    } finally {
+      response = await app.fetch(request, { deps }, ctx);
+    } catch (error) {
       ctx.waitUntil(database.close());
+      throw error;
     }
+    wakeStreamsAfterAdminWrite(request, response, deps);
+    return closeWhenDone(response, database, ctx);
   },
 } satisfies ExportedHandler<WorkerEnv>;

@@ -17,6 +17,8 @@ import { nodeOutboundFetch } from './net/outbound-node';
 import { describeCycle, startCycleTimer } from './sources/cycle';
 import { ensureCatalogue } from './sources/poll-state';
 import { memoryStore } from './store/memory';
+import { localHub } from './stream/hub';
+import { listenForChanges } from './stream/notify';
 import type { Store } from './store/types';
 import { upstashStore } from './store/upstash';
 
@@ -39,7 +41,10 @@ export function openStore(config: Config, now: () => number = Date.now): Store {
   return memoryStore(now);
 }
 
-/** Node's Deps: pending work after a response just runs, with failures logged. */
+/**
+ * Node's Deps: pending work after a response just runs, with failures logged. The stream hub is
+ * one per process and holds nothing until a stream opens.
+ */
 export function nodeDeps(
   config: Config,
   db: DatabaseHandle['db'],
@@ -60,6 +65,12 @@ export function nodeDeps(
     fetch: nodeOutboundFetch({ allowPrivate: config.WEBHOOK_ALLOW_INSECURE }),
     log,
     rasterizePng,
+    stream: localHub({
+      db,
+      log,
+      keyCheckMs: config.STREAM_KEY_CHECK_MS,
+      listen: listenForChanges(db, log),
+    }),
     ...overrides,
   };
 }
@@ -158,11 +169,14 @@ export function serveApp(deps: Deps, port: number, hostname = deps.config.HOST):
           port: info.port,
           host: info.address,
           server,
-          close: () =>
-            new Promise<void>((done) => {
+          close: async () => {
+            // Open streams end first, each with its resumable cursor.
+            await deps.stream?.close();
+            await new Promise<void>((done) => {
               server.close(() => done());
               (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-            }),
+            });
+          },
         });
       },
     );

@@ -8,9 +8,15 @@ import { memoryStore } from './store/memory';
 import type { Store } from './store/types';
 import { upstashStore } from './store/upstash';
 import { workerClientIp } from './http/client-ip';
+import { durableHub } from './stream/durable';
 
 /** Bindings and secrets of both Workers (see wrangler.toml and docs/deploy.md). */
-export type WorkerEnv = Record<string, unknown> & { DATABASE_URL?: string; NEON_WS_PROXY?: string };
+export type WorkerEnv = Record<string, unknown> & {
+  DATABASE_URL?: string;
+  NEON_WS_PROXY?: string;
+  /** The live stream's hub (src/stream/durable.ts). */
+  STREAM_HUB?: DurableObjectNamespace;
+};
 
 /**
  * Local and test setups only: NEON_WS_PROXY (`host:port/path`) sends the Neon driver's
@@ -52,24 +58,31 @@ function workerStore(config: Config): Store {
   return store;
 }
 
+/** A database pool of its own for one invocation (or one Durable Object wake-up); close it after. */
+export function workerDatabase(env: WorkerEnv, config: Config): DatabaseHandle {
+  useLocalNeonProxy(env);
+  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is not set on this Worker');
+  return neonDatabase(config.DATABASE_URL, { statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS });
+}
+
 /**
  * Deps for one Worker invocation. Workers may not reuse a database pool across requests,
  * so each invocation gets its own and must `close()` it (in `waitUntil`).
  */
 export function workerDeps(env: WorkerEnv, ctx: ExecutionContext): { deps: Deps; database: DatabaseHandle } {
   const config = workerConfig(env);
-  useLocalNeonProxy(env);
-  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is not set on this Worker');
-  const database = neonDatabase(config.DATABASE_URL, { statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS });
+  const database = workerDatabase(env, config);
+  const waitUntil = (promise: Promise<unknown>) => ctx.waitUntil(promise);
   const deps: Deps = {
     db: database.db,
     store: workerStore(config),
     config,
     now: () => new Date(),
     clientIp: workerClientIp,
-    waitUntil: (promise) => ctx.waitUntil(promise),
+    waitUntil,
     fetch: workerOutboundFetch({ allowPrivate: config.WEBHOOK_ALLOW_INSECURE }),
     log: consoleLogger(config.LOG_LEVEL),
+    ...(env.STREAM_HUB ? { stream: durableHub(env.STREAM_HUB, waitUntil) } : {}),
   };
   return { deps, database };
 }

@@ -1,6 +1,7 @@
 import { escapeHtml, httpUrl, xmlSafe } from '../feeds/text';
 import type { SignalRow } from '../signals/query';
 import { layersOf, markEvents, renderMap, SHADE_LABELS, type MapEvent } from './map';
+import { LIVE_JS } from './live';
 import { WIDGET_JS } from './script';
 import { WIDGET_CSS } from './style';
 
@@ -158,7 +159,7 @@ export function renderWidget(page: WidgetPage): string {
     `<header><h1>${heading}</h1><span class="sub">${escapeHtml(scope)}</span></header>` +
     `${map}${list}` +
     `<footer>Signal Intelligence API · <a href="${escapeHtml(page.baseUrl)}/api/v1/docs" target="_blank" rel="noopener noreferrer">about</a></footer>` +
-    `</main><script>${WIDGET_JS}</script></body></html>`
+    `</main><script>${WIDGET_JS}</script><script>${LIVE_JS}</script></body></html>`
   );
 }
 
@@ -176,9 +177,9 @@ let policy: Promise<string> | undefined;
  * `frame-ancestors`: `*` would exclude `file:` and `about:blank` parents, and any page may frame it.
  */
 export function widgetPolicy(): Promise<string> {
-  policy ??= Promise.all([sha256Source(WIDGET_JS), sha256Source(WIDGET_CSS)]).then(
-    ([script, style]) =>
-      `default-src 'none'; script-src ${script}; style-src ${style}; connect-src 'self'; ` +
+  policy ??= Promise.all([sha256Source(WIDGET_JS), sha256Source(LIVE_JS), sha256Source(WIDGET_CSS)]).then(
+    ([script, live, style]) =>
+      `default-src 'none'; script-src ${script} ${live}; style-src ${style}; connect-src 'self'; ` +
       `base-uri 'none'; form-action 'none'`,
   );
   return policy;

@@ -1,8 +1,8 @@
 /**
- * The widget's only script: shows a map mark's event (its `<title>`) in a tooltip on hover and
+ * The widget's main script: shows a map mark's event (its `<title>`) in a tooltip on hover and
  * keyboard focus, and refreshes the list in place every `data-refresh` seconds (while
  * visible) from `data-src`, building nodes with `textContent` so no signal text is ever
- * parsed as markup. Allowed by its SHA-256 in the CSP, so it must stay a constant.
+ * parsed as markup; also on a `live` event from the live stream (src/embed/live.ts). Allowed by its SHA-256 in the CSP, so it must stay a constant.
  */
 export const WIDGET_JS = `(function(){
 var box=document.getElementById('mapbox'),tip=document.getElementById('tip');
@@ -36,5 +36,6 @@ fetch(src,{cache:'no-cache',credentials:'omit',headers:{Accept:'application/json
 if(!data)return;
 list.replaceChildren.apply(list,data.items.length?data.items.map(item):[el('li','empty',root.getAttribute('data-empty'))]);
 root.setAttribute('data-refreshed',String(Date.now()))}).catch(function(){})}
+if(src)root.addEventListener('live',refresh);
 if(src&&every>0){setInterval(refresh,every);document.addEventListener('visibilitychange',function(){if(document.visibilityState==='visible')refresh()})}
 })();`;

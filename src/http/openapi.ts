@@ -93,7 +93,12 @@ export const errorResponses = {
   409: problem('Conflict with the current state.'),
   413: problem('Body too large (`payload_too_large`).'),
   415: problem('Body is not JSON (`unsupported_media_type`).'),
-  429: problem('Rate limit exceeded (`rate_limited`); see `Retry-After`.'),
+  410: problem(
+    'The resume cursor is older than the resume window (`cursor_expired`); resync as `detail` says.',
+  ),
+  429: problem(
+    'Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`.',
+  ),
   503: problem('Database or store unreachable (`service_unavailable`); see `Retry-After`.'),
 } as const;
 

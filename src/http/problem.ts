@@ -83,6 +83,11 @@ export const PROBLEMS = {
     title: 'Source has signals',
     when: 'Admin sources: deleting a source whose signals are stored; disable it instead.',
   },
+  cursor_expired: {
+    status: 410,
+    title: 'Cursor expired',
+    when: 'The live stream: a resume cursor (`Last-Event-ID` or `cursor`) older than the resume window (24 h by default); open the stream without one, then resync through `/api/v1/signals?updated_since=`.',
+  },
   payload_too_large: {
     status: 413,
     title: 'Payload too large',
@@ -97,6 +102,11 @@ export const PROBLEMS = {
     status: 429,
     title: 'Rate limit exceeded',
     when: 'Over a rate limit; wait `Retry-After` seconds before the next call.',
+  },
+  stream_limit_reached: {
+    status: 429,
+    title: 'Too many open streams',
+    when: 'The live stream: the key already holds its concurrent streams (free 1, pro 5); close one first.',
   },
   internal_error: {
     status: 500,

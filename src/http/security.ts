@@ -31,7 +31,7 @@ export const securityHeaders: MiddlewareHandler = async (c, next) => {
     c.header('Access-Control-Allow-Methods', 'GET,POST,PATCH,DELETE,OPTIONS');
     c.header(
       'Access-Control-Allow-Headers',
-      'Authorization,X-Api-Key,Content-Type,If-None-Match,X-Request-Id',
+      'Authorization,X-Api-Key,Content-Type,If-None-Match,X-Request-Id,Last-Event-ID',
     );
     c.header('Access-Control-Max-Age', '86400');
     return c.body(null, 204);

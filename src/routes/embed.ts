@@ -57,7 +57,8 @@ export const MapFilterQuery = z.object({
     }),
 });
 
-const SelectionQuery = MapFilterQuery.extend({
+/** What the widget's list reads (`/embed/data`), and so what its live stream is opened with. */
+export const SelectionQuery = MapFilterQuery.extend({
   limit: intParam(1, 30)
     .default(10)
     .openapi({ type: 'integer', description: 'Signals listed, 1–30 (default 10).', example: 10 }),

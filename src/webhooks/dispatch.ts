@@ -4,6 +4,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import { signals, sources, webhookDeliveries, webhookEventMarks, webhooks } from '../db/schema';
 import type { Deps } from '../deps';
 import { signalColumns, signalConditions, type SignalRow } from '../signals/query';
+import { settledBound } from '../signals/settled';
 import { webhookSignalJson } from '../signals/serialize';
 import type { Layer, Valence } from '../vocab';
 import { decryptSecret } from './crypto';
@@ -207,21 +208,13 @@ function firstOfEvent(webhook: WebhookRow, cursor: SQL): SQL {
 
 /**
  * The next batch: signals after the cursor that match, in ingest order, in one query. A retry
- * reads exactly the pending range again. New batches read only below the start of the oldest
- * open transaction (minus a margin): `ingested_at` is stamped at a transaction's start, so a
- * row that commits late can never appear behind a cursor that has already moved past it.
- * Transactions open for over 15 minutes are not waited for, so one stuck session (a forgotten
- * psql) cannot stop every delivery; ingest transactions are far shorter.
+ * reads exactly the pending range again. New batches read only below `settledBound` (minus a
+ * margin), so a row that commits late can never appear behind a cursor that has moved past it.
  */
 async function nextBatch(db: Database, webhook: WebhookRow, settleMs: number): Promise<SignalRow[]> {
   const after = (table: typeof signals) =>
     sql`(${table.ingestedAt}, ${table.id}) > (select w.cursor_ingested_at, coalesce(w.cursor_signal_id, ${NIL_UUID}::uuid) from webhooks w where w.id = ${webhook.id})`;
-  const settled = sql`least(
-        now() - make_interval(secs => ${settleMs / 1000}),
-        (select min(a.xact_start) from pg_stat_activity a
-          where a.datname = current_database() and a.pid <> pg_backend_pid()
-            and a.backend_type = 'client backend' and a.xact_start > now() - interval '15 minutes')
-      )`;
+  const settled = settledBound(settleMs);
   // A distinct_events webhook judges each settled signal once (see passSettled), so its batch
   // and its cursor move must read below one and the same bound: fixed here, to the microsecond.
   const fixed =

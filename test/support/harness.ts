@@ -286,13 +286,13 @@ export const keyCall = (key: string, method: string, body?: unknown): RequestIni
 
 const sha256Source = (code: string) => `'sha256-${createHash('sha256').update(code).digest('base64')}'`;
 
-/** The CSP directives the embed page must send for `html`: its own inline script and style, hashed. */
+/** The CSP directives the embed page must send for `html`: its own inline scripts and style, hashed. */
 export function embedCsp(html: string): string[] {
-  const script = html.match(/<script>([\s\S]*?)<\/script>/)![1]!;
+  const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => sha256Source(m[1]!));
   const style = html.match(/<style>([\s\S]*?)<\/style>/)![1]!;
   return [
     "default-src 'none'",
-    `script-src ${sha256Source(script)}`,
+    `script-src ${scripts.join(' ')}`,
     `style-src ${sha256Source(style)}`,
     "connect-src 'self'",
     "base-uri 'none'",

@@ -62,6 +62,9 @@ export async function startWorkerd(
     modulesRoot: build.dir,
     ...compatibility(),
     bindings,
+    // The API Worker's stream hub, as wrangler.toml binds it (the cron Worker's binding names
+    // another script, which a lone Miniflare does not run: there the hub is absent).
+    ...(options.env ? {} : { durableObjects: { STREAM_HUB: 'StreamHubObject' } }),
     host: '127.0.0.1',
     port: 0,
   });

@@ -9,12 +9,16 @@
  * for await (const signal of api.signals({ layers: 'cyber', min_score: 7 })) console.log(signal.title);
  * // One signal per event, with how many independent publishers tell it:
  * for await (const s of api.signals({ distinct: 'event' })) console.log(s.corroboration, s.title);
+ * // Live, resumed by itself after a dropped connection:
+ * for await (const change of api.stream({ layers: 'cyber' })) console.log(change.event, change.data.title);
  */
 import createClient, { type Client } from 'openapi-fetch';
 // `.js`: the built package is plain ESM, which Node resolves only by the full file name.
 import type { components, paths } from './schema.js';
+import { streamChanges, type StreamChange, type StreamOptions, type StreamQuery } from './stream.js';
 
 export type { components, paths };
+export { StreamProblemError, type StreamChange, type StreamOptions, type StreamQuery } from './stream';
 export type Signal = components['schemas']['Signal'];
 export type Problem = components['schemas']['Problem'];
 export type SignalQuery = NonNullable<paths['/api/v1/signals']['get']['parameters']['query']>;
@@ -87,6 +91,11 @@ export type SignalClient = Client<paths> & {
    * id is followed to the surviving event); throws `ApiProblemError`.
    */
   eventSignals(id: string): AsyncGenerator<Signal>;
+  /**
+   * The live stream: every change matching `query` as it commits, resumed by itself after a
+   * dropped connection or the server's end of stream (src/client/stream.ts).
+   */
+  stream(query?: StreamQuery, options?: StreamOptions): AsyncGenerator<StreamChange>;
 };
 
 /** The typed client. `GET`, `POST`… take the paths and parameters of the OpenAPI document. */
@@ -122,7 +131,9 @@ export function createSignalClient(options: ClientOptions): SignalClient {
       cursor = data.members.pagination.next_cursor ?? undefined;
     } while (cursor);
   }
-  return Object.assign(client, { signals, eventSignals });
+  const stream = (query?: StreamQuery, streamOptions?: StreamOptions) =>
+    streamChanges(options, query, streamOptions);
+  return Object.assign(client, { signals, eventSignals, stream });
 }
 
 const encoder = new TextEncoder();

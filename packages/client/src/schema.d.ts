@@ -81,6 +81,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream signals as they happen
+         * @description Server-Sent Events: each signal seconds after it is stored (`signal`), each change to a stored one (`update`) and each withdrawal (`retraction`), carrying the signal as `/api/v1/signals` serialises it. Every event `id` is a sync cursor: reconnect with `Last-Event-ID` (or `cursor`) and you first receive everything you missed, then live events, with no gap and no repeat. A heartbeat comment every 15 s; after one hour, or when the client reads too slowly, the server ends the stream with an `end` event carrying the cursor to resume from. Opening a stream counts as one request; a key holds at most 1 open stream (free) or 5 (pro). See docs/stream.md.
+         */
+        get: operations["getStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/embed/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live stream for the embed widget
+         * @description The widget's live updates (src/embed/live.ts): the same events as `/api/v1/stream` for the widget's selection (`layers`, `min_score`, `region`, `country`, `distinct`), without a key; it takes the widget list's query as it is, and `hours`, `days` and `limit` do nothing to a live stream. Public: opening one counts against the per-IP limit, and one client address holds at most 3 at once (429 `stream_limit_reached` beyond). No resume: the widget refreshes its list from `/embed/data` on each event.
+         */
+        get: operations["getEmbedStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/events/{id}": {
         parameters: {
             query?: never;
@@ -1125,6 +1165,60 @@ export interface components {
                 };
             };
         } | null;
+        StreamEvent: components["schemas"]["StreamSignalEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["StreamRetractionEvent"] | components["schemas"]["StreamEndEvent"];
+        /** @description A new signal, as `/api/v1/signals` serialises it (with `distinct=event`, its event’s lead). */
+        StreamSignalEvent: {
+            /**
+             * @description A sync cursor (the position of this change in `updated_at`, id order). Reconnect with it as `Last-Event-ID` or `cursor` to resume right after this event.
+             * @example WyIxcTJ3M2UiLCIyMDI2LTExLTI2VDIxOjQwOjAwLjEyMzQ1NiswMDowMCIsIjNmMWMyYTllLTdiNGQtNGU4YS05YzFmLTJkNmI4YTBlNWYzMSJd
+             */
+            id: string;
+            /** @enum {string} */
+            event: "signal";
+            data: components["schemas"]["Signal"];
+        };
+        /** @description A stored signal changed: revised upstream, rescored, corroborated or joined to an event (with `distinct=event`, the event’s lead after the change). */
+        StreamUpdateEvent: {
+            /**
+             * @description A sync cursor (the position of this change in `updated_at`, id order). Reconnect with it as `Last-Event-ID` or `cursor` to resume right after this event.
+             * @example WyIxcTJ3M2UiLCIyMDI2LTExLTI2VDIxOjQwOjAwLjEyMzQ1NiswMDowMCIsIjNmMWMyYTllLTdiNGQtNGU4YS05YzFmLTJkNmI4YTBlNWYzMSJd
+             */
+            id: string;
+            /** @enum {string} */
+            event: "update";
+            data: components["schemas"]["Signal"];
+        };
+        /** @description The upstream withdrew the signal (`retracted_at` is set); with `distinct=event`, the event has no matching signal left. */
+        StreamRetractionEvent: {
+            /**
+             * @description A sync cursor (the position of this change in `updated_at`, id order). Reconnect with it as `Last-Event-ID` or `cursor` to resume right after this event.
+             * @example WyIxcTJ3M2UiLCIyMDI2LTExLTI2VDIxOjQwOjAwLjEyMzQ1NiswMDowMCIsIjNmMWMyYTllLTdiNGQtNGU4YS05YzFmLTJkNmI4YTBlNWYzMSJd
+             */
+            id: string;
+            /** @enum {string} */
+            event: "retraction";
+            data: components["schemas"]["Signal"];
+        };
+        /** @description The last event of a stream: why it ends and the cursor to reconnect with. */
+        StreamEndEvent: {
+            /**
+             * @description A sync cursor (the position of this change in `updated_at`, id order). Reconnect with it as `Last-Event-ID` or `cursor` to resume right after this event.
+             * @example WyIxcTJ3M2UiLCIyMDI2LTExLTI2VDIxOjQwOjAwLjEyMzQ1NiswMDowMCIsIjNmMWMyYTllLTdiNGQtNGU4YS05YzFmLTJkNmI4YTBlNWYzMSJd
+             */
+            id: string;
+            /** @enum {string} */
+            event: "end";
+            data: components["schemas"]["StreamEnd"];
+        };
+        StreamEnd: {
+            /**
+             * @description `lifetime`: the stream reached its maximum lifetime; `slow_reader`: the client read too slowly and its buffer filled; `key_revoked`: the key was revoked (do not reconnect with it); `unavailable`: the database failed; `shutdown`: the server is stopping.
+             * @enum {string}
+             */
+            reason: "lifetime" | "slow_reader" | "key_revoked" | "unavailable" | "shutdown";
+            /** @description Where to resume: the same as this event’s `id`. */
+            cursor: string;
+        };
         Event: {
             /**
              * Format: uuid
@@ -2269,7 +2363,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2401,7 +2495,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2548,7 +2642,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2676,7 +2770,279 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getStream: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated threat layers. */
+                layers?: string;
+                /** @description Minimum significance score, 0–10. */
+                min_score?: number;
+                region?: "Europe" | "Middle East" | "South Asia" | "Asia-Pacific" | "Sub-Saharan Africa" | "North America" | "Latin America";
+                /** @description ISO 3166-1 alpha-2 code. */
+                country?: string;
+                /** @description `minLat,minLng,maxLat,maxLng`: only signals with coordinates inside the box. */
+                bbox?: string;
+                /** @description `event`: one signal per event, the strongest of the event's signals that match the other filters (filters apply first), so an event told by ten outlets appears once, with its `corroboration`. Pages never repeat an event. */
+                distinct?: "event";
+                /** @description Resume right after this event `id` (what the browser sends as `Last-Event-ID`): first every change missed since, then live ones. Wins over the `Last-Event-ID` header. */
+                cursor?: string;
+                /** @description Your API key, for clients that cannot send headers (a browser `EventSource`). Prefer the header elsewhere: URLs end up in logs. */
+                api_key?: string;
+            };
+            header?: {
+                /** @description Resume right after this event `id` (what the browser sends as `Last-Event-ID`): first every change missed since, then live ones. */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream (`text/event-stream`); each event is one of the schemas below, its `data` written as JSON. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["StreamEvent"];
+                };
+            };
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing (`missing_api_key`) or invalid (`invalid_api_key`) API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The resume cursor is older than the resume window (`cursor_expired`); resync as `detail` says. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); quote `request_id`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database or store unreachable (`service_unavailable`); see `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEmbedStream: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated threat layers (default: all). */
+                layers?: string;
+                /** @description Minimum significance score, 0–10. */
+                min_score?: number;
+                /** @description One region (default: all). */
+                region?: "Europe" | "Middle East" | "South Asia" | "Asia-Pacific" | "Sub-Saharan Africa" | "North America" | "Latin America";
+                /** @description ISO 3166-1 alpha-2 code (default: all). */
+                country?: string;
+                /** @description Look-back window in whole hours, 1–720 (30 days); default 24. Not with `days`. */
+                hours?: number;
+                /** @description Look-back window in whole days, 1–30; the same as `hours` × 24. Not with `hours`. */
+                days?: number;
+                /** @description Signals listed, 1–30 (default 10). */
+                limit?: number;
+                /** @description `event`: one signal per event, the strongest of the event's signals that match the other filters (filters apply first), so an event told by ten outlets appears once, with its `corroboration`. Pages never repeat an event. */
+                distinct?: "event";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream (`text/event-stream`), as `/api/v1/stream` sends. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["StreamEvent"];
+                };
+            };
+            /** @description An invalid or unknown query parameter, or an invalid body (`invalid_request`, `invalid_json`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Only when a key is sent and it is unknown, malformed or revoked (`invalid_api_key`): this endpoint needs no key, so send none or a valid one. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2826,7 +3192,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2936,7 +3302,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3107,7 +3473,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3249,7 +3615,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3388,7 +3754,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3524,7 +3890,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3659,7 +4025,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3759,7 +4125,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3921,7 +4287,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4085,7 +4451,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4211,7 +4577,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4341,7 +4707,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4469,7 +4835,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4579,7 +4945,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4681,7 +5047,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4819,7 +5185,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4919,7 +5285,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5029,7 +5395,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5169,7 +5535,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5288,7 +5654,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5395,7 +5761,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5511,7 +5877,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5624,7 +5990,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5744,7 +6110,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5876,7 +6242,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6016,7 +6382,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6151,7 +6517,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6264,7 +6630,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6425,7 +6791,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6576,7 +6942,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6874,7 +7240,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7024,7 +7390,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7201,7 +7567,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7362,7 +7728,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7472,7 +7838,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7587,7 +7953,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit exceeded (`rate_limited`); see `Retry-After`. */
+            /** @description Rate limit exceeded (`rate_limited`), or the key already holds its open streams (`stream_limit_reached`); see `Retry-After`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
