@@ -4,11 +4,11 @@ import { alias } from 'drizzle-orm/pg-core';
 import { signals, sources, webhookDeliveries, webhookEventMarks, webhooks } from '../db/schema';
 import type { Deps } from '../deps';
 import { signalColumns, signalConditions, type SignalRow } from '../signals/query';
-import { webhookSignalJson } from '../signals/serialize';
 import type { Layer, Valence } from '../vocab';
 import { decryptSecret } from './crypto';
 import { sendDelivery, type AttemptResult } from './deliver';
 import type { DispatchSummary } from './schemas';
+import { deliveryBody } from './payload';
 import type { WebhookRow } from './service';
 
 export const BATCH_SIZE = 100;
@@ -266,16 +266,6 @@ async function passSettled(db: Database, webhookId: string, bound: string): Prom
           ORDER BY s.ingested_at DESC, s.id DESC LIMIT 1) x
     WHERE ${webhooks.id} = ${webhookId}
       AND (x.ingested_at, x.id) > (${webhooks.cursorIngestedAt}, coalesce(${webhooks.cursorSignalId}, ${NIL_UUID}::uuid))`);
-}
-
-/** The delivery body: webhook_id, fired_at, signal_count and the signals (docs/webhooks.md). */
-export function deliveryBody(webhookId: string, firedAt: Date, rows: SignalRow[]): string {
-  return JSON.stringify({
-    webhook_id: webhookId,
-    fired_at: firedAt.toISOString(),
-    signal_count: rows.length,
-    signals: rows.map(webhookSignalJson),
-  });
 }
 
 async function deliverWebhook(
