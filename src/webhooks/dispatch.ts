@@ -296,7 +296,7 @@ async function deliverWebhook(
       at,
     );
     summary.failed += 1;
-    if (await recordFailure(db, claimed, result, at)) summary.paused += 1;
+    if (await scheduleRetryOrPause(db, claimed, result, at)) summary.paused += 1;
     return;
   }
   let webhook = claimed;
@@ -328,14 +328,14 @@ async function deliverWebhook(
     await recordAttempt(db, webhook.id, deliveryId, batch.length, result, false, firedAt);
     if (!result.ok) {
       summary.failed += 1;
-      if (await recordFailure(db, webhook, result, deps.now())) summary.paused += 1;
+      if (await scheduleRetryOrPause(db, webhook, result, deps.now())) summary.paused += 1;
       return;
     }
     summary.succeeded += 1;
     summary.signals += batch.length;
     // Marked before the cursor moves: a crash in between can only hold an echo back, never resend it.
     if (webhook.distinctEvents) await markEvents(db, webhook.id, batch, firedAt);
-    webhook = await recordSuccess(db, webhook.id, last.id, result, deps.now());
+    webhook = await acknowledgeDelivery(db, webhook.id, last.id, result, deps.now());
     // A distinct_events webhook reads once more, so the settled signals it passed over are judged now.
     if (batch.length < BATCH_SIZE && !webhook.distinctEvents) return;
   }
@@ -398,7 +398,7 @@ async function recordAttempt(
 }
 
 /** Moves the cursor past the delivered batch and clears the failure state. */
-async function recordSuccess(
+async function acknowledgeDelivery(
   db: Database,
   id: string,
   lastSignalId: string,
@@ -425,7 +425,7 @@ async function recordSuccess(
 }
 
 /** Schedules the retry by the backoff table; pauses after 3 days of failures. True if paused. */
-async function recordFailure(
+async function scheduleRetryOrPause(
   db: Database,
   webhook: WebhookRow,
   result: AttemptResult,
