@@ -1,5 +1,3 @@
-import { REGIONS } from './countries';
-
 export { REGIONS, regionOf, isCountryCode, type Region } from './countries';
 
 export const LAYERS = [
@@ -25,6 +23,3 @@ export type KeyTier = (typeof KEY_TIERS)[number];
 
 export const ENTITY_TYPES = ['person', 'organization', 'location'] as const;
 export type EntityType = (typeof ENTITY_TYPES)[number];
-
-/** True when `value` is one of the region names (exact spelling). */
-export const isRegion = (value: string): boolean => (REGIONS as readonly string[]).includes(value);

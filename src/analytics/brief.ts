@@ -1,7 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import { COUNTRIES } from '../countries';
-import { queryRows, type Database } from '../db/client';
+import { queryRows, type Database, type SqlRow } from '../db/client';
+import type { signals } from '../db/schema';
 import { askJson, type ChatEndpoint } from '../net/chat';
 import { OutboundError, type OutboundFetch } from '../net/outbound';
 import { theaterWeight } from './formulas';
@@ -18,16 +19,17 @@ export const BRIEF = {
   llmTimeoutMs: 5000,
 } as const;
 
-interface SignalRow {
-  id: string;
-  threat_layer: string;
-  significance_score: number;
-  signal_valence: string;
-  title: string;
-  country_codes: string[];
-  is_anomaly: boolean;
-  published_at: Date | string;
-}
+type SignalRow = SqlRow<
+  typeof signals,
+  | 'id'
+  | 'threatLayer'
+  | 'significanceScore'
+  | 'signalValence'
+  | 'title'
+  | 'countryCodes'
+  | 'isAnomaly'
+  | 'publishedAt'
+>;
 
 interface EntityRow {
   name: string;

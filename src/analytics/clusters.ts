@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { queryRows, type Database } from '../db/client';
+import { queryRows, type Database, type SqlRow } from '../db/client';
+import type { signals } from '../db/schema';
 import { strongestOfEvent } from '../signals/query';
 import type { Layer } from '../vocab';
 import { clusterScore } from './formulas';
@@ -167,14 +168,10 @@ export function buildClusters(input: ClusterSignal[], minSignals: number) {
   );
 }
 
-interface SignalRow {
-  id: string;
-  threat_layer: string;
-  significance_score: number;
-  title: string;
-  country_codes: string[];
-  published_at: Date | string;
-}
+type SignalRow = SqlRow<
+  typeof signals,
+  'id' | 'threatLayer' | 'significanceScore' | 'title' | 'countryCodes' | 'publishedAt'
+>;
 
 export type Cluster = ReturnType<typeof buildClusters>[number];
 

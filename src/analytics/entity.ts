@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { queryRows, type Database } from '../db/client';
+import { queryRows, type Database, type SqlRow } from '../db/client';
+import type { signals } from '../db/schema';
 import { CursorError, encodeCursor, fingerprint, isPgTime, isUuid, readCursor } from '../signals/cursor';
 import { DAY_MS, iso, windowOf } from './sql';
 
@@ -11,19 +12,18 @@ interface MatchRow {
   type: string;
 }
 
-interface SignalRow {
-  id: string;
-  threat_layer: string;
-  significance_score: number;
-  signal_valence: string;
-  title: string;
-  country_codes: string[];
-  published_at: Date | string;
-  source_url: string;
-  mentions: number;
-  total: number;
-  key: string;
-}
+/** A page row: the signal's columns, its mentions of the entity, the total and its seek key. */
+type SignalRow = SqlRow<
+  typeof signals,
+  | 'id'
+  | 'threatLayer'
+  | 'significanceScore'
+  | 'signalValence'
+  | 'title'
+  | 'countryCodes'
+  | 'publishedAt'
+  | 'sourceUrl'
+> & { mentions: number; total: number; key: string };
 
 interface CountRow {
   kind: 'layer' | 'day' | 'node' | 'edge';

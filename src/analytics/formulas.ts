@@ -4,10 +4,10 @@
  * counts these functions take.
  */
 
-const round = (value: number, places = 2) => {
-  const f = 10 ** places;
-  return Math.round(value * f) / f;
-};
+import { round as roundTo } from '../numbers';
+
+/** Formulas answer to two decimals unless they say otherwise. */
+const round = (value: number, places = 2) => roundTo(value, places);
 
 /** Aggregates of one (hour, region, layer) bucket. */
 export interface BucketStats {

@@ -1,4 +1,4 @@
-import { fillPlaceholders, sql, type SQL } from 'drizzle-orm';
+import { fillPlaceholders, sql, type GetColumnData, type SQL, type Table } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { Pool } from '@neondatabase/serverless';
@@ -24,6 +24,17 @@ export interface DatabaseHandle {
   db: Database;
   close(): Promise<void>;
 }
+
+/**
+ * A row of raw SQL (`queryRows`) selecting the columns `K` of `T`, derived from the schema: keyed by
+ * each column's SQL name, typed by its column, timestamps as Date or text (the drivers differ).
+ *
+ * @example type Row = SqlRow<typeof signals, 'id' | 'publishedAt'>; // { id: string; published_at: Date | string }
+ */
+export type SqlRow<T extends Table, K extends keyof T['_']['columns']> = {
+  [P in K as T['_']['columns'][P]['_']['name']]: RawValue<GetColumnData<T['_']['columns'][P]>>;
+};
+type RawValue<V> = V extends Date ? Date | string : V;
 
 /** Runs a raw SQL statement and returns its rows, whatever the driver's result shape. */
 export async function queryRows<T>(db: Pick<Database, 'execute'>, query: SQL): Promise<T[]> {

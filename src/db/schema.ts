@@ -16,7 +16,8 @@ import {
 } from 'drizzle-orm/pg-core';
 
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
-const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+// Generic in the name so the column keeps its SQL name as a type (`SqlRow` reads it).
+const timestamptz = <N extends string>(name: N) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export const sources = pgTable('sources', {
   id: uuid('id').primaryKey().defaultRandom(),

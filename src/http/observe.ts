@@ -1,4 +1,4 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import { databaseView, type Database } from '../db/client';
 import type { AppEnv, Logger } from '../deps';
 import { requestStore } from '../store/deadline';
@@ -137,6 +137,3 @@ export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   await next();
 };
-
-/** The id of the request `c` is answering. */
-export const requestIdOf = (c: Context<AppEnv>): string | undefined => c.get('requestId');

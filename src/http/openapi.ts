@@ -1,7 +1,6 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../deps';
-import { LAYERS, VALENCES } from '../vocab';
-import { CorroborationSchema, EventIdSchema } from '../signals/serialize';
+import { WebhookPayloadSchema } from '../webhooks/payload';
 import { invalidRequest, type FieldError } from './problem';
 import { rejectUnknownParams } from './unknown-params';
 
@@ -421,33 +420,6 @@ function webhookSection(): { webhooks: Json; schemas: Json } {
   };
   return webhookPart;
 }
-
-/** A signal as a webhook delivery carries it: the fields a receiver acts on. */
-const WebhookSignalSchema = z
-  .object({
-    id: z.uuid(),
-    threat_layer: z.enum(LAYERS),
-    significance_score: z.number().min(0).max(10),
-    signal_valence: z.enum(VALENCES),
-    content_display: z.string(),
-    country_codes: z.array(z.string()),
-    published_at: z.string(),
-    collected_at: z.string(),
-    is_anomaly: z.boolean(),
-    source_url: z.string(),
-    event_id: EventIdSchema,
-    corroboration: CorroborationSchema,
-  })
-  .openapi('WebhookSignal');
-
-const WebhookPayloadSchema = z
-  .object({
-    webhook_id: z.uuid().openapi({ example: '0b7e5c1a-4f2d-4c8e-9a31-6d2f8b0c7e14' }),
-    fired_at: z.string().openapi({ example: '2026-11-21T08:05:00.000Z' }),
-    signal_count: z.number().int().min(1).openapi({ example: 1 }),
-    signals: z.array(WebhookSignalSchema),
-  })
-  .openapi('WebhookPayload', { description: 'The body of a webhook delivery.' });
 
 const PROJECT_INFO = {
   license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },

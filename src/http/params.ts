@@ -167,6 +167,34 @@ export const cursorParam = () =>
     .max(300, 'is not a cursor this API wrote; pass pagination.next_cursor as it came')
     .regex(/^[A-Za-z0-9_-]+$/, 'is not a cursor this API wrote; pass pagination.next_cursor as it came');
 
+/**
+ * The page query of a list route: `limit` (1–100), `offset` and `cursor`, one rule for every
+ * list, worded for its rows and for where its cursor comes from. Spread into the route's query.
+ *
+ * @example z.object({ ...pageParams({ defaultLimit: 50, cursor: '`pagination.next_cursor` of the previous page.' }) })
+ */
+export const pageParams = (list: {
+  defaultLimit: number;
+  /** The `limit` description; `Page size, 1–100.` unless the rows need naming. */
+  limit?: string;
+  /** What `offset` skips, capitalised: `Rows` unless the rows need naming. */
+  rows?: string;
+  /** Where the cursor comes from and what it must be sent with. */
+  cursor: string;
+}) => ({
+  limit: intParam(1, 100)
+    .default(list.defaultLimit)
+    .openapi({ type: 'integer', description: list.limit ?? 'Page size, 1–100.', example: list.defaultLimit }),
+  offset: offsetParam()
+    .optional()
+    .openapi({
+      type: 'integer',
+      description: `${list.rows ?? 'Rows'} to skip, 0–10,000 (default 0). Page deeper with \`cursor\`.`,
+      example: 0,
+    }),
+  cursor: cursorParam().optional().openapi({ description: list.cursor }),
+});
+
 /** `distinct=event`: one signal per event (the strongest that matches the other filters). */
 export const distinctParam = () =>
   z.enum(['event'], { message: 'must be event (one signal per event)' }).openapi({

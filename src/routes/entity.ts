@@ -3,7 +3,7 @@ import { entityView } from '../analytics/entity';
 import { WindowSchema } from '../analytics/schemas';
 import { access } from '../http/auth';
 import { createRouter, errors, pagination, PaginationSchema, security } from '../http/openapi';
-import { cursorParam, intParam, offsetParam } from '../http/params';
+import { intParam, pageParams } from '../http/params';
 import { ApiError, invalidRequest } from '../http/problem';
 import { CursorError } from '../signals/cursor';
 
@@ -68,14 +68,9 @@ const entityRoute = createRoute({
       days: intParam(1, 365)
         .default(30)
         .openapi({ type: 'integer', description: 'Lookback, 1–365 days.', example: 30 }),
-      limit: intParam(1, 100).default(50).openapi({ type: 'integer', example: 50 }),
-      offset: offsetParam().optional().openapi({
-        type: 'integer',
-        description: 'Rows to skip, 0–10,000 (default 0). Page deeper with `cursor`.',
-        example: 0,
-      }),
-      cursor: cursorParam().optional().openapi({
-        description:
+      ...pageParams({
+        defaultLimit: 50,
+        cursor:
           '`pagination.next_cursor` of the previous page, with the same `name` and `days`; not with `offset`.',
       }),
     }),

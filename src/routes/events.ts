@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { EventSchema, findEvent } from '../events/read';
 import { access } from '../http/auth';
 import { createRouter, errors, pagination, security } from '../http/openapi';
-import { cursorParam, intParam, offsetParam } from '../http/params';
+import { pageParams } from '../http/params';
 import { notFound } from '../http/problem';
 import { listSignalPage } from '../signals/page';
 import type { SignalFilter } from '../signals/query';
@@ -11,19 +11,14 @@ import { cursorSeekKey } from './signals';
 
 const EXAMPLE_ID = '9d2f4c1a-3b7e-4e2a-8f6d-1c0b9a8e7d65';
 
-const EventQuery = z.object({
-  limit: intParam(1, 100)
-    .default(20)
-    .openapi({ type: 'integer', description: 'Member signals per page, 1–100 (default 20).', example: 20 }),
-  offset: offsetParam().optional().openapi({
-    type: 'integer',
-    description: 'Member signals to skip, 0–10,000 (default 0). Page deeper with `cursor`.',
-    example: 0,
+const EventQuery = z.object(
+  pageParams({
+    defaultLimit: 20,
+    limit: 'Member signals per page, 1–100 (default 20).',
+    rows: 'Member signals',
+    cursor: '`members.pagination.next_cursor` of the previous page of this event; not with `offset`.',
   }),
-  cursor: cursorParam().optional().openapi({
-    description: '`members.pagination.next_cursor` of the previous page of this event; not with `offset`.',
-  }),
-});
+);
 
 const eventRoute = createRoute({
   method: 'get',

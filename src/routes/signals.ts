@@ -5,13 +5,11 @@ import {
   bboxParam,
   booleanParam,
   countryParam,
-  cursorParam,
   distinctParam,
-  intParam,
   isoParam,
   layersParam,
   numberParam,
-  offsetParam,
+  pageParams,
   regionParam,
   textParam,
   valenceParam,
@@ -100,16 +98,9 @@ const ListQuery = SignalFilterQuery.extend({
       'Sync: only signals changed (ingested, revised or retracted) at or after this time, oldest change first (then id), retracted ones included with `retracted_at`. Page with `cursor`.',
     example: '2026-11-21T08:43:00.000Z',
   }),
-  limit: intParam(1, 100)
-    .default(50)
-    .openapi({ type: 'integer', description: 'Page size, 1–100.', example: 50 }),
-  offset: offsetParam().optional().openapi({
-    type: 'integer',
-    description: 'Rows to skip, 0–10,000 (default 0). Page deeper with `cursor`.',
-    example: 0,
-  }),
-  cursor: cursorParam().optional().openapi({
-    description: '`pagination.next_cursor` of the previous page, with the same filters; not with `offset`.',
+  ...pageParams({
+    defaultLimit: 50,
+    cursor: '`pagination.next_cursor` of the previous page, with the same filters; not with `offset`.',
   }),
   format: z
     .enum(['json', 'csv', 'geojson'], { message: 'must be json, csv or geojson' })

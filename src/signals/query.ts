@@ -8,6 +8,7 @@ import {
   isNull,
   lte,
   sql,
+  type GetColumnData,
   type Placeholder,
   type SQL,
 } from 'drizzle-orm';
@@ -227,32 +228,8 @@ export const signalColumns = {
   sourceTier: sources.tier,
 };
 
-export type SignalRow = {
-  id: string;
-  threatLayer: string;
-  significanceScore: number;
-  signalValence: string;
-  title: string;
-  contentDisplay: string;
-  countryCodes: string[];
-  region: string | null;
-  city: string | null;
-  lat: number | null;
-  lng: number | null;
-  language: string | null;
-  publishedAt: Date;
-  collectedAt: Date;
-  ingestedAt: Date;
-  isAnomaly: boolean;
-  sourceUrl: string;
-  updatedAt: Date;
-  retractedAt: Date | null;
-  eventId: string;
-  corroboration: number;
-  sourceId: string;
-  sourceName: string;
-  sourceTier: string;
-};
+/** One row of `signalColumns`: each field typed by its column in the drizzle schema. */
+export type SignalRow = { [K in keyof typeof signalColumns]: GetColumnData<(typeof signalColumns)[K]> };
 
 /** A page: `limit` rows from `offset`, or (keyset) the `limit` rows after `after`. */
 export type Page = { limit: number; offset: number; after?: SeekKey };

@@ -84,21 +84,3 @@ export function signalJson(row: SignalRow): SignalJson {
     corroboration: row.corroboration,
   };
 }
-
-/** The spec's webhook fields of a signal, plus its event and corroboration (additive). */
-export function webhookSignalJson(row: SignalRow) {
-  return {
-    id: row.id,
-    threat_layer: row.threatLayer,
-    significance_score: row.significanceScore,
-    signal_valence: row.signalValence,
-    content_display: row.contentDisplay,
-    country_codes: row.countryCodes,
-    published_at: row.publishedAt.toISOString(),
-    collected_at: row.collectedAt.toISOString(),
-    is_anomaly: row.isAnomaly,
-    source_url: row.sourceUrl,
-    event_id: row.eventId,
-    corroboration: row.corroboration,
-  };
-}

@@ -1,7 +1,8 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 // The light model (≈70 KB) keeps the Worker bundle small; it covers the major news languages.
 import { detectAll } from 'tinyld/light';
-import { ConnectorError, type ParseContext, type SourceItem } from './types';
+import { round } from '../numbers';
+import { ConnectorError, type SourceItem } from './types';
 
 export const TITLE_MAX = 300;
 export const CONTENT_MAX = 10_000;
@@ -273,13 +274,6 @@ export function point(lat: unknown, lng: unknown): { lat: number | null; lng: nu
   return { lat: round(la, 5), lng: round(lo, 5) };
 }
 
-export const round = (value: number, digits = 1): number => {
-  const f = 10 ** digits;
-  return Math.round(value * f) / f;
-};
-
-export const clamp = (value: number, min: number, max: number): number => Math.min(max, Math.max(min, value));
-
 /**
  * A title from raw upstream text: `plainText` cleaning (tags stripped, entities decoded, once),
  * on one line, clipped to the ingest limit; null when empty. Pass it the raw text, not text
@@ -298,10 +292,4 @@ export function item(fields: Omit<SourceItem, 'title'> & { title?: string | null
   for (const [key, value] of Object.entries(fields))
     if (value !== null && value !== undefined) out[key] = value;
   return out as SourceItem;
-}
-
-/** A string option of the source row, or the fallback. */
-export function stringOption(context: ParseContext, key: string): string | undefined {
-  const value = context.source.options[key];
-  return typeof value === 'string' && value.trim() ? value.trim() : undefined;
 }

@@ -116,7 +116,6 @@ export function sourceView(row: SourceRow) {
     created_at: row.createdAt.toISOString(),
   };
 }
-export type SourceView = ReturnType<typeof sourceView>;
 
 /**
  * Why `settings` cannot be polled, or null: the connector must build its request from them

@@ -4,11 +4,8 @@
  * ./README.md ("Scores"); every constant here appears there, and test/sources/scoring.test.ts
  * pins hand-computed values.
  */
+import { clamp, tenth } from '../numbers';
 import type { SourceTier, Valence } from '../vocab';
-
-const clamp = (value: number, min: number, max: number): number => Math.min(max, Math.max(min, value));
-/** One decimal, as scores are shown. */
-const tenth = (value: number): number => Math.round(value * 10) / 10;
 
 /** Added to every base score: agencies as published, operator feeds a little less, discovered less. */
 export const TIER_ADJUSTMENT: Record<SourceTier, number> = { core: 0, community: -0.5, discovered: -1 };

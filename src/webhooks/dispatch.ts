@@ -5,11 +5,11 @@ import { signals, sources, webhookDeliveries, webhookEventMarks, webhooks } from
 import type { Deps } from '../deps';
 import { signalColumns, signalConditions, type SignalRow } from '../signals/query';
 import { settledBound } from '../signals/settled';
-import { webhookSignalJson } from '../signals/serialize';
 import type { Layer, Valence } from '../vocab';
 import { decryptSecret } from './crypto';
 import { sendDelivery, type AttemptResult } from './deliver';
 import type { DispatchSummary } from './schemas';
+import { deliveryBody } from './payload';
 import type { WebhookRow } from './service';
 
 export const BATCH_SIZE = 100;
@@ -261,16 +261,6 @@ async function passSettled(db: Database, webhookId: string, bound: string): Prom
       AND (x.ingested_at, x.id) > (${webhooks.cursorIngestedAt}, coalesce(${webhooks.cursorSignalId}, ${NIL_UUID}::uuid))`);
 }
 
-/** The delivery body: webhook_id, fired_at, signal_count and the signals (docs/webhooks.md). */
-export function deliveryBody(webhookId: string, firedAt: Date, rows: SignalRow[]): string {
-  return JSON.stringify({
-    webhook_id: webhookId,
-    fired_at: firedAt.toISOString(),
-    signal_count: rows.length,
-    signals: rows.map(webhookSignalJson),
-  });
-}
-
 async function deliverWebhook(
   deps: DispatchDeps,
   claimed: WebhookRow,
@@ -299,7 +289,7 @@ async function deliverWebhook(
       at,
     );
     summary.failed += 1;
-    if (await recordFailure(db, claimed, result, at)) summary.paused += 1;
+    if (await scheduleRetryOrPause(db, claimed, result, at)) summary.paused += 1;
     return;
   }
   let webhook = claimed;
@@ -331,14 +321,14 @@ async function deliverWebhook(
     await recordAttempt(db, webhook.id, deliveryId, batch.length, result, false, firedAt);
     if (!result.ok) {
       summary.failed += 1;
-      if (await recordFailure(db, webhook, result, deps.now())) summary.paused += 1;
+      if (await scheduleRetryOrPause(db, webhook, result, deps.now())) summary.paused += 1;
       return;
     }
     summary.succeeded += 1;
     summary.signals += batch.length;
     // Marked before the cursor moves: a crash in between can only hold an echo back, never resend it.
     if (webhook.distinctEvents) await markEvents(db, webhook.id, batch, firedAt);
-    webhook = await recordSuccess(db, webhook.id, last.id, result, deps.now());
+    webhook = await acknowledgeDelivery(db, webhook.id, last.id, result, deps.now());
     // A distinct_events webhook reads once more, so the settled signals it passed over are judged now.
     if (batch.length < BATCH_SIZE && !webhook.distinctEvents) return;
   }
@@ -401,7 +391,7 @@ async function recordAttempt(
 }
 
 /** Moves the cursor past the delivered batch and clears the failure state. */
-async function recordSuccess(
+async function acknowledgeDelivery(
   db: Database,
   id: string,
   lastSignalId: string,
@@ -428,7 +418,7 @@ async function recordSuccess(
 }
 
 /** Schedules the retry by the backoff table; pauses after 3 days of failures. True if paused. */
-async function recordFailure(
+async function scheduleRetryOrPause(
   db: Database,
   webhook: WebhookRow,
   result: AttemptResult,

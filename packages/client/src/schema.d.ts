@@ -6441,6 +6441,7 @@ export interface operations {
                 name: string;
                 /** @description Lookback, 1–365 days. */
                 days?: number;
+                /** @description Page size, 1–100. */
                 limit?: number;
                 /** @description Rows to skip, 0–10,000 (default 0). Page deeper with `cursor`. */
                 offset?: number;
