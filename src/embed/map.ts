@@ -30,10 +30,8 @@ export interface MapEvent {
 export const MAP_THEMES = ['light', 'dark'] as const;
 export type MapTheme = (typeof MAP_THEMES)[number];
 
-export const MAP_VIEW = { width: WORLD.width, height: WORLD.height } as const;
-
 /** Marks drawn at most: above this, neighbours merge into wider cells until they fit. */
-export const MAX_MARKS = 300;
+const MAX_MARKS = 300;
 /** The smallest merge cell, in view-box pixels (960 across): marks closer than this overlap. */
 const MIN_CELL = 6;
 
@@ -50,7 +48,7 @@ export const LAYER_COLOURS: Record<Layer, { light: string; dark: string }> = {
 };
 
 /** Events per country at which each shade starts; a step of about ×3 reads as one class. */
-export const SHADE_STEPS = [1, 3, 10, 30, 100] as const;
+const SHADE_STEPS = [1, 3, 10, 30, 100] as const;
 
 /** Land with no events, then one shade per step (a single-hue ramp, light to strong). */
 const PALETTE = {
@@ -91,7 +89,7 @@ export function project(lat: number, lng: number): [number, number] {
 }
 
 /** The shade class (0 = land without events) of a country with `count` events. */
-export function shadeOf(count: number): number {
+function shadeOf(count: number): number {
   let shade = 0;
   SHADE_STEPS.forEach((step, i) => {
     if (count >= step) shade = i + 1;
@@ -100,7 +98,7 @@ export function shadeOf(count: number): number {
 }
 
 /** Events per country, each event once (however many outlets told it or countries it names). */
-export function eventsByCountry(events: readonly MapEvent[]): Map<string, number> {
+function eventsByCountry(events: readonly MapEvent[]): Map<string, number> {
   const counts = new Map<string, number>();
   const seen = new Set<string>();
   for (const event of events) {
@@ -146,13 +144,13 @@ const layerColour = (layer: string, theme: MapTheme) =>
   LAYER_COLOURS[layer as Layer]?.[theme] ?? (theme === 'dark' ? '#bbbbbb' : '#666666');
 
 /** What a mark's tooltip and table row say about its strongest event. */
-export function describeEvent(event: MapEvent): string {
+function describeEvent(event: MapEvent): string {
   const sources = event.corroboration === 1 ? '1 source' : `${event.corroboration} sources`;
   return `${event.title} · ${event.layer.replace('_', ' ')} · score ${event.score.toFixed(1)} · ${sources} · ${when(event.publishedAt)}`;
 }
 
 /** A mark's `<title>`: the event, or how many merged and the strongest of them. */
-export const markTitle = (mark: MapMark) =>
+const markTitle = (mark: MapMark) =>
   mark.count === 1
     ? describeEvent(mark.lead)
     : `${mark.count} events here; strongest: ${describeEvent(mark.lead)}`;

@@ -11,7 +11,7 @@ import { LAYERS } from '../vocab';
  */
 
 /** How many merges a read follows; merges point at live events, so chains stay short. */
-export const MAX_MERGE_HOPS = 10;
+const MAX_MERGE_HOPS = 10;
 
 export const EventSchema = z
   .object({
@@ -53,7 +53,7 @@ export const EventSchema = z
   })
   .openapi('Event');
 
-export type EventJson = z.infer<typeof EventSchema>;
+type EventJson = z.infer<typeof EventSchema>;
 
 /** What a lookup of an event id finds: the event, where a merged id now lives, or nothing. */
 export type EventLookup =

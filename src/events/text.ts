@@ -157,7 +157,7 @@ function dice(a: Set<string>, b: Set<string>): number {
  * True when `short`'s headline is the other's cut short: a visibly cut headline (an ellipsis)
  * found anywhere in the other's, or any headline of enough words that opens the other's.
  */
-export function containsHeadline(short: TextFeatures, long: TextFeatures): boolean {
+function containsHeadline(short: TextFeatures, long: TextFeatures): boolean {
   const needle = short.headline;
   const hay = long.headline;
   const least = short.truncated ? NEWS.containedMinWords : NEWS.prefixMinWords;

@@ -5,7 +5,7 @@ import { ApiError } from './problem';
 import { applyLimit, countHit, RULES } from './ratelimit';
 
 /** Constant-time string comparison (no early exit on the first differing byte). */
-export function safeEqual(a: string, b: string): boolean {
+function safeEqual(a: string, b: string): boolean {
   const x = new TextEncoder().encode(a);
   const y = new TextEncoder().encode(b);
   let diff = x.length ^ y.length;

@@ -10,7 +10,7 @@ import { admit, applyLimits, hitsFor } from './ratelimit';
 export type AccessMode = 'key' | 'public';
 
 /** The raw key from `X-Api-Key`, `Authorization: Bearer`, or (feeds only) `?api_key=`. */
-export function presentedKey(c: Context, allowQueryKey: boolean): string | null {
+function presentedKey(c: Context, allowQueryKey: boolean): string | null {
   const header = c.req.header('x-api-key');
   if (header) return header.trim();
   const authorization = c.req.header('authorization');

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { ApiError, invalidRequest } from './problem';
 
-export const JSON_BODY_LIMIT = 64 * 1024;
+const JSON_BODY_LIMIT = 64 * 1024;
 /**
  * The deepest nesting a JSON body may have. No request of this API needs more than a handful of
  * levels; free-form fields (a source's `options`, MCP tool arguments) nested thousands deep

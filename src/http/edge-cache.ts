@@ -10,7 +10,7 @@ export interface EdgeCache {
 }
 
 /** `caches.default` on Workers; undefined on Node, where the middleware does nothing. */
-export const workersEdgeCache = (): EdgeCache | undefined =>
+const workersEdgeCache = (): EdgeCache | undefined =>
   (globalThis as { caches?: { default?: EdgeCache } }).caches?.default;
 
 /** Headers that belong to one request and its caller, never to a stored answer. */

@@ -21,7 +21,7 @@ const idSet = (ids: readonly string[]): SQL =>
  * another, so it is an echo now) only stops counting as an event (`n` = 0, `e` = −1). Columns:
  * published_at, region, threat_layer, country_codes, signal_valence, is_anomaly, score, n, e.
  */
-export function foldRows(ids: string[], unfounded: readonly string[] = []): SQL {
+function foldRows(ids: string[], unfounded: readonly string[] = []): SQL {
   const columns = sql`published_at, region, threat_layer, country_codes, signal_valence, is_anomaly,
     coalesce(base_score, significance_score) AS score`;
   const added = sql`SELECT ${columns}, 1 AS n, (id = event_id)::int AS e FROM signals

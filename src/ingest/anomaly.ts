@@ -14,7 +14,7 @@ import type { SignalDraft } from './draft';
  * The +1 keeps a pair with no history from flagging on a single report. Signals without a
  * country are never anomalous. The windows are trending's (`SPIKE_WINDOW`).
  */
-export const ANOMALY_RULE = {
+const ANOMALY_RULE = {
   ...SPIKE_WINDOW,
   minCount: 4,
   zThreshold: 3,

@@ -1,5 +1,5 @@
 /** Rows per multi-row statement: large batches are written in parts of this size. */
-export const CHUNK = 500;
+const CHUNK = 500;
 
 /** `items` in consecutive parts of at most `size`. */
 export function chunks<T>(items: T[], size = CHUNK): T[][] {

@@ -3,7 +3,7 @@ import { queryRows, type Database } from '../db/client';
 import { generateDemoSignals } from './demo';
 import { ingestSignals, type IngestResult } from './pipeline';
 
-export const DEMO_SIGNAL_COUNT = 6000;
+const DEMO_SIGNAL_COUNT = 6000;
 const BATCH = 1000;
 
 /** True when no signal has been ingested yet. */

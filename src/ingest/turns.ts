@@ -3,7 +3,7 @@
  * are answered while a 5,000-item document is parsed, classified and written (one process
  * serves both). A turn costs microseconds; 100 items of bounded text take a few milliseconds.
  */
-export const ITEMS_PER_TURN = 100;
+const ITEMS_PER_TURN = 100;
 
 /** Waits for one full turn of the event loop, through its I/O phase. */
 export const nextTurn = (): Promise<void> =>

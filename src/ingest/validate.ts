@@ -77,7 +77,7 @@ export function validateItem(raw: unknown, now: Date = new Date()): Validated {
 }
 
 /** A title for items that come without one: the first sentence, at most 120 characters. */
-export function fallbackTitle(content: string): string {
+function fallbackTitle(content: string): string {
   const sentence = content.split(/(?<=[.!?])\s/)[0] ?? content;
   return sentence.length <= 120 ? sentence : `${sentence.slice(0, 117).trimEnd()}…`;
 }

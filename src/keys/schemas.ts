@@ -21,7 +21,7 @@ export const email = z
   .max(254)
   .openapi({ example: 'analyst@example.org' });
 
-export const KeyUsageSchema = z
+const KeyUsageSchema = z
   .object({
     requests_total: z.number().int().openapi({
       description: 'Requests made with this key since it was issued (recorded after each response).',

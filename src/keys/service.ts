@@ -46,7 +46,7 @@ export interface IssuedKey {
 }
 
 /** Inserts a new key for `accountId`; the raw key is returned here and never again. */
-export async function issueKey(
+async function issueKey(
   db: Pick<Database, 'insert'>,
   accountId: string,
   tier: KeyTier,
@@ -205,7 +205,7 @@ export async function listAccountKeys(db: Database, accountId: string): Promise<
  * the webhooks of the account's revoked keys in the same transaction, so they stop at once;
  * false when the account has no such key. Drops the key from this process's cache.
  */
-export async function revokeAccountKey(db: Database, accountId: string, keyId: string): Promise<boolean> {
+async function revokeAccountKey(db: Database, accountId: string, keyId: string): Promise<boolean> {
   const rows = await db.transaction(async (tx) => {
     const revoked = await tx
       .update(apiKeys)
@@ -220,7 +220,7 @@ export async function revokeAccountKey(db: Database, accountId: string, keyId: s
 }
 
 /** Counts the account's keys that are not revoked. */
-export async function activeKeyCount(db: Pick<Database, 'select'>, accountId: string) {
+async function activeKeyCount(db: Pick<Database, 'select'>, accountId: string) {
   const [row] = await db
     .select({ n: sql<number>`count(*)::int` })
     .from(apiKeys)

@@ -16,14 +16,14 @@ type OpenApiDocument = { paths?: Record<string, { get?: Operation }> };
 const HIDDEN_PARAMETERS = new Set(['format', 'api_key']);
 
 /** The MCP name and version of the server. */
-export const MCP_SERVER_INFO = { name: 'signal-intel', version: '1.0.0' };
+const MCP_SERVER_INFO = { name: 'signal-intel', version: '1.0.0' };
 
 /**
  * A tool's input schema, taken from the parameters of the operation it calls in the OpenAPI
  * document, which the routes' zod schemas generate: one source of truth for names, types and
  * bounds, and a tool gains a filter the moment its route does.
  */
-export function toolInputSchema(document: OpenApiDocument, spec: ToolSpec): Tool['inputSchema'] {
+function toolInputSchema(document: OpenApiDocument, spec: ToolSpec): Tool['inputSchema'] {
   const operation = document.paths?.[spec.path]?.get;
   if (!operation) throw new Error(`MCP tool ${spec.name}: no GET ${spec.path} in the OpenAPI document`);
   const properties: Record<string, JsonSchema> = {};
@@ -44,7 +44,7 @@ const asText = (value: unknown): string =>
   typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
 
 /** `/api/v1/signals/{id}` with `{ id }` filled in, the other arguments as the query string. */
-export function toolRequestPath(spec: ToolSpec, args: Record<string, unknown>): string {
+function toolRequestPath(spec: ToolSpec, args: Record<string, unknown>): string {
   const query = new URLSearchParams();
   let path = spec.path;
   for (const [name, value] of Object.entries(args)) {
@@ -64,7 +64,7 @@ interface Problem {
 }
 
 /** A short text rendering of an answer; the JSON itself goes in `structuredContent`. */
-export function renderText(spec: ToolSpec, body: Record<string, unknown>): string {
+function renderText(spec: ToolSpec, body: Record<string, unknown>): string {
   const rows = Array.isArray(body.data) ? (body.data as Record<string, unknown>[]) : null;
   if (!rows) {
     const text = JSON.stringify(body);

@@ -7,7 +7,7 @@ import { isIpLiteral, isPublicAddress } from './address';
  * an implementation: `nodeOutboundFetch` (src/net/outbound-node.ts) checks every DNS answer at
  * connect time; `workerOutboundFetch` here relies on the platform (see docs/security.md).
  */
-export interface OutboundInit extends RequestInit {
+interface OutboundInit extends RequestInit {
   /** Abort after this long, connect to last body byte (default 10 s). */
   timeoutMs?: number;
   /** Keep at most this many bytes of the response body; the rest is dropped unread. */
@@ -64,7 +64,7 @@ export function failureKind(error: unknown): FailureKind {
 }
 
 /** Reads at most `max` bytes of `response`'s body, then cancels the rest. */
-export async function readCapped(
+async function readCapped(
   response: Response,
   max: number,
 ): Promise<{ bytes: Uint8Array<ArrayBuffer>; truncated: boolean }> {
@@ -98,7 +98,7 @@ export async function readCapped(
 export const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
 /** Combines the caller's signal with the timeout, failing with an `OutboundError('timeout')`. */
-export function timeoutSignal(timeoutMs: number, signal?: AbortSignal | null): AbortSignal {
+function timeoutSignal(timeoutMs: number, signal?: AbortSignal | null): AbortSignal {
   const timeout = AbortSignal.timeout(timeoutMs);
   return signal ? AbortSignal.any([signal, timeout]) : timeout;
 }

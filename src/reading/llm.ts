@@ -24,11 +24,11 @@ export interface LlmGraderConfig extends ChatEndpoint {
 
 /** The most a grade may raise the rules' score: the rules' facts (casualties, kind) stay the anchor. */
 export const MAX_RAISE = 2;
-export const DEFAULT_MAX_ITEMS = 20;
-export const DEFAULT_BUDGET_MS = 15_000;
-export const DEFAULT_TIMEOUT_MS = 5_000;
+const DEFAULT_MAX_ITEMS = 20;
+const DEFAULT_BUDGET_MS = 15_000;
+const DEFAULT_TIMEOUT_MS = 5_000;
 /** Cached grades kept (oldest dropped first). */
-export const CACHE_SIZE = 2_000;
+const CACHE_SIZE = 2_000;
 const ANSWER_CAP_BYTES = 16 * 1024;
 
 const GradeSchema = z

@@ -18,9 +18,9 @@ import uk from './data/places.uk.json';
 import world from './data/world.json';
 import { arabicVariants, fold, stem, words, type StemRule, type Word } from './places-text';
 
-export type PlaceRole = 'where' | 'actor' | 'mentioned';
-export type PlaceKind = 'country' | 'alias' | 'demonym' | 'capital' | 'city' | 'actor';
-export interface PlaceMatch {
+type PlaceRole = 'where' | 'actor' | 'mentioned';
+type PlaceKind = 'country' | 'alias' | 'demonym' | 'capital' | 'city' | 'actor';
+interface PlaceMatch {
   text: string;
   code: string;
   kind: PlaceKind;
@@ -28,7 +28,7 @@ export interface PlaceMatch {
   /** Offset in `title + "\n" + summary`. */
   start: number;
 }
-export interface PlaceCity {
+interface PlaceCity {
   name: string;
   country: string;
   lat: number;
@@ -572,6 +572,6 @@ export function englishPlaceNames(): PlaceName[] {
 }
 
 /** English short name and region of every ISO 3166-1 alpha-2 code, from the gazetteer. */
-export const WORLD_COUNTRIES = world.countries as unknown as Record<string, [string, string | null]>;
+const WORLD_COUNTRIES = world.countries as unknown as Record<string, [string, string | null]>;
 export const US_STATES = world.usStates as Record<string, string>;
 export const US_TERRITORIES = world.usTerritories as Record<string, string>;

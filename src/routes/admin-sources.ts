@@ -27,10 +27,10 @@ import type { SourceTier } from '../vocab';
 import { jsonBody } from '../http/body';
 
 /** A feed document may be large (NVD, KEV ~1.5 MB, unbounded EONET ~4 MB); this is the cap. */
-export const DOCUMENT_LIMIT = 10 * 1024 * 1024;
+const DOCUMENT_LIMIT = 10 * 1024 * 1024;
 const adminSecurity = [{ AdminToken: [] }];
 
-export const UpstreamResultSchema = z
+const UpstreamResultSchema = z
   .object({
     accepted: z.number().int().openapi({ description: 'New signals.', example: 12 }),
     updated: z
@@ -45,7 +45,7 @@ export const UpstreamResultSchema = z
   .openapi('UpstreamResult');
 
 /** Maps a source lookup failure to its problem. */
-export function sourceProblem(error: unknown): unknown {
+function sourceProblem(error: unknown): unknown {
   if (!(error instanceof SourceResolutionError)) return error;
   const status = error.code === 'invalid_request' ? 400 : 404;
   return new ApiError(status, error.code, error.message);
@@ -187,7 +187,7 @@ const deleteSourceRoute = createRoute({
 const missingSource = () => new ApiError(404, 'not_found', 'No source with that id.');
 
 /** The most a source's free-form `options` may hold, as JSON: connectors read a few short settings. */
-export const OPTIONS_LIMIT = 8 * 1024;
+const OPTIONS_LIMIT = 8 * 1024;
 
 /**
  * 400 for what an operator may not set on a source whatever its connector: a URL on a private,

@@ -13,7 +13,7 @@ import { rejectUnknownParams } from '../http/unknown-params';
  * (src/docs-assets.ts). The page is configured by data attributes, so it needs no inline script
  * and its CSP allows scripts from its own origin only.
  */
-export const DOCS_PATH = '/api/v1/docs';
+const DOCS_PATH = '/api/v1/docs';
 export const DOCS_SCRIPT_PATH = '/api/v1/docs/scalar.js';
 /** Where the bundle is in @scalar/api-reference, relative to its dist/index.js. */
 export const SCALAR_STANDALONE = 'browser/standalone.js';
@@ -74,7 +74,7 @@ const inline = (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$
  * written from the code table itself (PROBLEMS), so it can neither miss a code nor need a file
  * a Worker cannot read.
  */
-export function errorsHtml(): string {
+function errorsHtml(): string {
   const sections = Object.entries(PROBLEMS)
     .map(
       ([code, { status, title, when }]) => `    <section id="${code}">

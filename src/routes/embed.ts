@@ -25,7 +25,7 @@ import { invalidRequest } from '../http/problem';
 import type { SignalFilter } from '../signals/query';
 
 /** The longest window the widget and the map serve: 30 days, as the rest of the API. */
-export const MAX_WINDOW_HOURS = 720;
+const MAX_WINDOW_HOURS = 720;
 
 const EMBED_MAX_AGE = 60;
 

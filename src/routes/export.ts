@@ -17,7 +17,7 @@ import { GEOJSON_CONTENT_TYPE, geoJsonCollection, SignalFeatureSchema } from '..
 import { listSignalPage } from '../signals/page';
 import { SignalSchema } from '../signals/serialize';
 
-export const EXPORT_MAX_ROWS = 1000;
+const EXPORT_MAX_ROWS = 1000;
 const EXPORT_DEFAULT_ROWS = 200;
 /** Exports are larger and change less often than feeds matter: shared for a minute too. */
 const EXPORT_MAX_AGE = 60;

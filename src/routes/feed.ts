@@ -11,7 +11,7 @@ import { LAYERS, VALENCES } from '../vocab';
 import { SignalFilterQuery, toSignalFilter } from './signals';
 
 /** How long a rendered feed is shared from the store (and may be cached by readers and CDNs). */
-export const FEED_MAX_AGE = 60;
+const FEED_MAX_AGE = 60;
 
 const FeedQuery = SignalFilterQuery.extend({
   format: z

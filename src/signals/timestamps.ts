@@ -7,12 +7,12 @@
  */
 
 /** Nothing is stored, or looked for, before this instant. */
-export const EARLIEST_TIMESTAMP = '1900-01-01T00:00:00Z';
+const EARLIEST_TIMESTAMP = '1900-01-01T00:00:00Z';
 const EARLIEST_MS = Date.parse(EARLIEST_TIMESTAMP);
 /** The last instant a query parameter may name: four-digit years only. */
 const LATEST_MS = Date.parse('9999-12-31T23:59:59.999Z');
 /** How far past the arrival time an item's own dates may lie: senders' clocks drift a little. */
-export const FUTURE_SKEW_MINUTES = 15;
+const FUTURE_SKEW_MINUTES = 15;
 
 /** `YYYY-MM-DD`, then optionally `Thh:mm[:ss[.fff]]` and an offset (`Z`, `+hh:mm`, `+hh`, `+hhmm`). */
 const FIELDS =

@@ -86,7 +86,7 @@ async function setEnabled(context: SourceCommandContext, enabled: boolean) {
   return sourceView((await updateSource(context.db, row.id, { enabled }))!);
 }
 
-export const SOURCE_COMMANDS: Record<string, SourceCommand> = {
+const SOURCE_COMMANDS: Record<string, SourceCommand> = {
   list: {
     usage: 'sources list [--connector C]         polled sources with settings and health',
     async run({ db, values }) {

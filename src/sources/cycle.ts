@@ -1,4 +1,3 @@
-import { ingestSourceItems } from '../ingest/upstream';
 import { dispatchWebhooks, type DispatchOptions } from '../webhooks/dispatch';
 import type { DispatchSummary } from '../webhooks/schemas';
 import { dueSources } from './poll-state';
@@ -7,9 +6,9 @@ import { sourceByName } from './rows';
 
 const MINUTE = 60_000;
 /** The cron runs every 5 minutes: one run polls and dispatches within 4. */
-export const CYCLE_BUDGET_MS = 4 * MINUTE;
+const CYCLE_BUDGET_MS = 4 * MINUTE;
 /** Sources polled per run at most (Workers cap subrequests per invocation). */
-export const MAX_SOURCES_PER_RUN = 25;
+const MAX_SOURCES_PER_RUN = 25;
 /** The dispatcher's settling margin: signals younger than this are left for the next pass. */
 const SETTLE_MS = 1_000;
 

@@ -74,7 +74,7 @@ export function gdacsCountries(
 }
 
 /** Days after its last episode (`gdacs:todate`) that a no-longer-current event counts as ended. */
-export const GDACS_ENDED_AFTER_DAYS = 3;
+const GDACS_ENDED_AFTER_DAYS = 3;
 
 /**
  * Ended upstream: `gdacs:iscurrent` is false and the last episode is over three days older than

@@ -6,8 +6,8 @@ import { canonicalLink } from './rss';
 import { ConnectorError, type Connector, type ParseContext, type SourceItem } from './types';
 
 /** Look-back of each query (source option `timespan`, GDELT syntax such as `1h`, `24h`). */
-export const GDELT_DEFAULT_TIMESPAN = '1h';
-export const GDELT_DEFAULT_MAX_RECORDS = 75;
+const GDELT_DEFAULT_TIMESPAN = '1h';
+const GDELT_DEFAULT_MAX_RECORDS = 75;
 
 /**
  * GDELT DOC 2.0 ArtList. One source row per topic: option `query` (GDELT query syntax, e.g.
@@ -55,7 +55,7 @@ export const gdelt: Connector = {
 };
 
 /** `20260112T063000Z` → ISO 8601, or null. */
-export function gdeltDate(value: unknown): string | null {
+function gdeltDate(value: unknown): string | null {
   const m = typeof value === 'string' ? /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value) : null;
   if (!m) return null;
   const date = new Date(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`);

@@ -20,14 +20,14 @@ import {
 } from './types';
 
 /** Default CVSS floor: only critical CVEs (CVSS ≥ 9.0) become signals. Source option `min_cvss`. */
-export const NVD_DEFAULT_FLOOR = 9.0;
+const NVD_DEFAULT_FLOOR = 9.0;
 /** Default look-back of each poll (source option `window_hours`); overlapping windows dedupe on the CVE id. */
-export const NVD_DEFAULT_WINDOW_HOURS = 24;
+const NVD_DEFAULT_WINDOW_HOURS = 24;
 
 const METRIC_ORDER = ['cvssMetricV40', 'cvssMetricV31', 'cvssMetricV30', 'cvssMetricV2'] as const;
 
 /** NVD's own (`Primary`) base score of the newest CVSS version present, else that version's first score. */
-export function nvdCvss(metrics: unknown): { score: number; version: string } | null {
+function nvdCvss(metrics: unknown): { score: number; version: string } | null {
   if (!isRecord(metrics)) return null;
   for (const key of METRIC_ORDER) {
     const list = Array.isArray(metrics[key]) ? (metrics[key] as unknown[]).filter(isRecord) : [];
@@ -40,7 +40,7 @@ export function nvdCvss(metrics: unknown): { score: number; version: string } | 
 }
 
 /** The source's CVSS floor: option `min_cvss` (0–10) or 9.0. */
-export function nvdFloor(source: SourceConfig): number {
+function nvdFloor(source: SourceConfig): number {
   const floor = num(source.options.min_cvss);
   return floor !== null && floor >= 0 && floor <= 10 ? floor : NVD_DEFAULT_FLOOR;
 }

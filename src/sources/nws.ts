@@ -48,7 +48,7 @@ export function nwsCountries(ugc: unknown): string[] {
 }
 
 /** The CAP identifiers an alert replaces: `references[].identifier` and `expiredReferences` ("sender,id,sent"). */
-export function nwsReferencedIds(properties: Record<string, unknown>): string[] {
+function nwsReferencedIds(properties: Record<string, unknown>): string[] {
   const ids: string[] = [];
   for (const ref of Array.isArray(properties.references) ? properties.references : []) {
     if (isRecord(ref) && typeof ref.identifier === 'string') ids.push(ref.identifier);

@@ -7,7 +7,7 @@ const MINUTE = 60_000;
 /** Longest wait after failures, unless the source's own interval is longer (KEV: daily). */
 export const MAX_BACKOFF_MS = 6 * 60 * MINUTE;
 /** How long a claimed source is held against another run polling it too (fetch + ingest). */
-export const CLAIM_MS = 2 * MINUTE;
+const CLAIM_MS = 2 * MINUTE;
 
 /**
  * The wait before the next poll after `failures` consecutive failures: the interval doubled per

@@ -16,9 +16,9 @@ import { connectorFor } from './registry';
 import { ConnectorError, type ConnectorName, type SourceConfig } from './types';
 
 /** Every poll waits at most this long for a feed, connect to last byte. */
-export const POLL_TIMEOUT_MS = 10_000;
+const POLL_TIMEOUT_MS = 10_000;
 /** A scheduled poll skips items older than this (a backfill through the admin ingest keeps them). */
-export const POLL_MAX_AGE_HOURS = 72;
+const POLL_MAX_AGE_HOURS = 72;
 const FALLBACK_INTERVAL_MINUTES = 60;
 
 export type { IngestSourceItems };
@@ -34,7 +34,7 @@ export type { IngestSourceItems };
  * - `misconfigured`: the source lacks what its connector needs (ReliefWeb's `appname`), or names
  *   no known connector; `ingest_failed`: the database refused the items
  */
-export type PollError = string;
+type PollError = string;
 
 export type PollOutcome = { source: string; connector: string } & (
   | ({ status: 'ok'; items: number } & Omit<UpstreamResult, 'errors'>)
@@ -54,7 +54,7 @@ export interface PollOptions {
 }
 
 /** `SignalIntel-Sources/1 (+contact)`: who polls, and where feed operators can reach them. */
-export function pollUserAgent(config: PollDeps['config']): string {
+function pollUserAgent(config: PollDeps['config']): string {
   const contact = config.SOURCE_CONTACT_URL ?? config.PUBLIC_BASE_URL;
   return contact ? `SignalIntel-Sources/1 (+${contact})` : 'SignalIntel-Sources/1';
 }

@@ -37,7 +37,7 @@ export const whoDon: Connector = {
 };
 
 /** Countries of a DON title: the part after the last dash, as a country name, else the gazetteer. */
-export function whoDonCountries(heading: string): string[] {
+function whoDonCountries(heading: string): string[] {
   const tail = heading.split(/\s[–—-]\s/).pop() ?? '';
   const codes: string[] = [];
   for (const part of tail.split(/,|\band\b/)) {

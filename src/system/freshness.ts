@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/client';
 
 /** A source counts as stale when it has published nothing for this long. */
-export const STALE_SOURCE_HOURS = 48;
+const STALE_SOURCE_HOURS = 48;
 
 export interface Freshness {
   latest_ingested_at: string | null;
@@ -16,7 +16,7 @@ export interface Freshness {
 }
 
 /** How far behind one polled source is. */
-export interface LiveSourceLag {
+interface LiveSourceLag {
   id: string;
   name: string;
   connector: string;

@@ -2,10 +2,10 @@ import { failureKind, type OutboundFetch } from '../net/outbound';
 import { bodySignature, standardSignature } from './crypto';
 import { urlProblem } from './guard';
 
-export const DELIVERY_TIMEOUT_MS = 10_000;
+const DELIVERY_TIMEOUT_MS = 10_000;
 /** How much of a receiver's answer is read before the connection is dropped. */
-export const RESPONSE_CAP_BYTES = 64 * 1024;
-export const USER_AGENT = 'SignalIntel-Webhooks/1';
+const RESPONSE_CAP_BYTES = 64 * 1024;
+const USER_AGENT = 'SignalIntel-Webhooks/1';
 
 export interface Delivery {
   url: string;
@@ -19,7 +19,7 @@ export interface Delivery {
  * What the log and `/test` say about a failure: one of these or `http_<status>`, never the raw
  * error (which would tell a caller what listens behind an address).
  */
-export type DeliveryError =
+type DeliveryError =
   | 'dns_failed'
   | 'connect_failed'
   | 'tls_failed'
@@ -46,10 +46,7 @@ export interface SendOptions {
 }
 
 /** The delivery's headers: always the delivery id, plus both signatures when there is a secret. */
-export async function deliveryHeaders(
-  delivery: Delivery,
-  timestamp: number,
-): Promise<Record<string, string>> {
+async function deliveryHeaders(delivery: Delivery, timestamp: number): Promise<Record<string, string>> {
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
     'User-Agent': USER_AGENT,

@@ -20,7 +20,7 @@ const BLOCKED_NAMES = new Set([
 const BLOCKED_SUFFIXES = ['.localhost', '.local', '.internal', '.localdomain', '.home.arpa', '.svc'];
 
 /** The port every webhook may use; others only when the operator allows them. */
-export const DEFAULT_WEBHOOK_PORT = 443;
+const DEFAULT_WEBHOOK_PORT = 443;
 
 /**
  * Why `raw` may not be a webhook URL, or null when it may. The WHATWG URL parser already turns

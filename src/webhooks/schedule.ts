@@ -1,7 +1,7 @@
 import type { Deps } from '../deps';
 import { dispatchWebhooks } from './dispatch';
 
-export const DISPATCH_INTERVAL_MS = 5 * 60_000;
+const DISPATCH_INTERVAL_MS = 5 * 60_000;
 
 /**
  * The Node server's stand-in for the cron: a dispatcher pass every 5 minutes. A pass that is

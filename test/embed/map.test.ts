@@ -2,6 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { renderMap, type MapEvent } from '../../src/embed/map';
 import { rasterizePng } from '../../src/embed/png-node';
@@ -69,13 +70,13 @@ describe.each(backends)('GET /api/v1/map.svg on $name', (backend) => {
   });
 
   const eventsWithCoordinates = async (hours: number) => {
-    const rows = await app.db.execute<{ n: number }>(sql`
+    const rows = await queryRows<{ n: number }>(
+      app.db,
+      sql`
       SELECT count(DISTINCT event_id)::int AS n FROM signals
-      WHERE lat IS NOT NULL AND retracted_at IS NULL AND published_at >= ${new Date(NOW.getTime() - hours * 3_600_000)}`);
-    return Number(
-      (rows as unknown as { rows?: { n: number }[] }).rows?.[0]?.n ??
-        (rows as unknown as { n: number }[])[0]!.n,
+      WHERE lat IS NOT NULL AND retracted_at IS NULL AND published_at >= ${new Date(NOW.getTime() - hours * 3_600_000)}`,
     );
+    return Number(rows[0]!.n);
   };
 
   it('is a valid, accessible SVG with one mark per event with coordinates (merged marks count theirs)', async () => {
@@ -170,7 +171,7 @@ describe.each(backends)('GET /api/v1/map.svg on $name', (backend) => {
     const res = await app.fetch(`/api/v1/map.svg?${query}`);
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    const body = (await res.json()) as { code: string; errors: { path: string }[] };
+    const body = await res.json<{ code: string; errors: { path: string }[] }>();
     expect(body.code).toBe('invalid_request');
     expect(body.errors.map((e) => e.path)).toContain(field);
   });
@@ -186,7 +187,7 @@ describe('GET /api/v1/map.svg where no rasteriser is bundled (as on Workers)', (
     const res = await app.fetch('/api/v1/map.svg?format=png');
     expect(res.status).toBe(501);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    const body = (await res.json()) as { code: string; detail: string };
+    const body = await res.json<{ code: string; detail: string }>();
     expect(body.code).toBe('format_unavailable');
     expect(body.detail).toContain('omit `format`');
     expect((await app.fetch('/api/v1/map.svg')).status).toBe(200);

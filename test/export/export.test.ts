@@ -166,7 +166,7 @@ describe.each(backends)('GET /api/export on $name', (backend) => {
   ])('refuses a filter given under both spellings (%s)', async (query, field) => {
     const res = await app.fetch(`/api/export?${query}`);
     expect(res.status).toBe(400);
-    const body = (await res.json()) as { code: string; errors: { path: string }[] };
+    const body = await res.json<{ code: string; errors: { path: string }[] }>();
     expect(body.code).toBe('invalid_request');
     expect(body.errors.map((e) => e.path)).toEqual([field]);
   });
@@ -174,11 +174,11 @@ describe.each(backends)('GET /api/export on $name', (backend) => {
   it('names an unknown parameter and the one meant instead of ignoring it', async () => {
     const res = await app.fetch('/api/export?minscore=9&regoin=Europe');
     expect(res.status).toBe(400);
-    const body = (await res.json()) as {
+    const body = await res.json<{
       code: string;
       detail: string;
       errors: { path: string; message: string }[];
-    };
+    }>();
     expect(body.code).toBe('invalid_request');
     expect(body.errors).toEqual([
       { path: 'minscore', message: 'unknown parameter; did you mean `minScore`?' },

@@ -35,7 +35,7 @@ describe('unknown query parameters', () => {
       return;
     }
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    const problem = (await res.json()) as Problem;
+    const problem = await res.json<Problem>();
     expect(problem.code).toBe('invalid_request');
     // Tracking and cache-busting parameters are let through, so only the foreign one is named.
     expect(problem.errors).toEqual([{ path: 'frobnicate', message: 'unknown parameter' }]);
@@ -51,7 +51,7 @@ describe('unknown query parameters', () => {
   ])('%s names %s and suggests %s', async (url, given, meant) => {
     const res = await suite.fetch(url, { headers: credentials() });
     expect(res.status).toBe(400);
-    const body = (await res.json()) as Problem;
+    const body = await res.json<Problem>();
     expect(body.errors).toEqual([{ path: given, message: `unknown parameter; did you mean \`${meant}\`?` }]);
   });
 
@@ -60,7 +60,7 @@ describe('unknown query parameters', () => {
     // The key in the query is not read here, so the request has no key at all.
     expect(res.status).toBe(401);
     const keyed = await suite.fetch(`/api/v1/signals?api_key=${suite.key}`, { headers: credentials() });
-    const body = (await keyed.json()) as Problem;
+    const body = await keyed.json<Problem>();
     expect(body.errors[0]!.message).toContain('X-Api-Key');
   });
 

@@ -59,7 +59,7 @@ const backends: Backend[] = [
       const client = (handle.db as unknown as { $client: PGlite }).$client;
       return {
         handle,
-        counting: (log) => drizzlePglite({ client, schema, logger: logger(log) }) as unknown as Database,
+        counting: (log) => drizzlePglite({ client, schema, logger: logger(log) }),
         close: () => handle.close(),
       };
     },

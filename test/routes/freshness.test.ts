@@ -22,7 +22,7 @@ describe('freshness lag', () => {
   const app = withTestApp({ deps: { now: () => new Date(clock) }, store: memoryStore(() => clock) });
 
   const answer = (headers: Record<string, string> = {}) => app.fetch('/api/v1/freshness', { headers });
-  const read = async () => (await (await answer()).json()) as Freshness;
+  const read = async () => await (await answer()).json<Freshness>();
 
   it('has no lag before anything is ingested', async () => {
     expect(await read()).toMatchObject({
@@ -38,7 +38,7 @@ describe('freshness lag', () => {
     const first = await answer();
     expect(first.headers.get('x-cache')).toBe('MISS');
     expect(first.headers.get('cache-control')).toBe('public, max-age=30');
-    const before = (await first.json()) as Freshness;
+    const before = await first.json<Freshness>();
     expect(before.signals_last_hour).toBe(1);
 
     // A new ingest within the counts' life is not seen yet; the lag still moves with the clock.
@@ -49,7 +49,7 @@ describe('freshness lag', () => {
     const hit = await answer();
     expect(hit.headers.get('x-cache')).toBe('HIT');
     expect(hit.headers.get('cache-control')).toBe('public, max-age=20');
-    const cachedBody = (await hit.json()) as Freshness;
+    const cachedBody = await hit.json<Freshness>();
     expect(cachedBody).toMatchObject({ signals_last_hour: 1, latest_ingested_at: before.latest_ingested_at });
     expect(cachedBody.ingest_lag_seconds).toBe(before.ingest_lag_seconds! + 10);
     expect(cachedBody.checked_at).toBe(new Date(clock).toISOString());
@@ -57,7 +57,7 @@ describe('freshness lag', () => {
     clock += TTL_MS;
     const fresh = await answer();
     expect(fresh.headers.get('x-cache')).toBe('MISS');
-    expect(((await fresh.json()) as Freshness).signals_last_hour).toBe(2);
+    expect((await fresh.json<Freshness>()).signals_last_hour).toBe(2);
   });
 
   it('counts the seconds since the newest ingest, rounded, never negative', async () => {

@@ -23,7 +23,7 @@ describe('key issuing', () => {
   it('refuses a second signup for the same email, whatever its case', async () => {
     const res = await app.fetch('/api/v1/keys', json({ email: 'new.user@example.org' }));
     expect(res.status).toBe(409);
-    const problem = (await res.json()) as { code: string; detail: string };
+    const problem = await res.json<{ code: string; detail: string }>();
     expect(problem.code).toBe('account_exists');
     // What to do next: add a key with one of the account's keys, or have the operator reissue one.
     expect(problem.detail).toContain('POST /api/v1/keys with one of its keys');
@@ -36,7 +36,7 @@ describe('key issuing', () => {
   ])('answers %s with where a key comes from', async (code, headers) => {
     const res = await app.fetch('/api/v1/signals', { headers });
     expect(res.status).toBe(401);
-    const problem = (await res.json()) as { code: string; detail: string };
+    const problem = await res.json<{ code: string; detail: string }>();
     expect(problem.code).toBe(code);
     expect(problem.detail).toContain('POST /api/v1/keys with {"email": "you@example.org"}');
     expect(problem.detail).toContain('npm run cli -- keys create');

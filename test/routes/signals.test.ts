@@ -224,7 +224,7 @@ describe.each(backends)('GET /api/v1/signals on $name', (backend) => {
   it('refuses an unknown query parameter instead of ignoring it, but lets utm_* and _ through', async () => {
     const res = await get('/api/v1/signals?layers=cyber&color=blue');
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { errors: unknown[] }).errors).toEqual([
+    expect((await res.json<{ errors: unknown[] }>()).errors).toEqual([
       { path: 'color', message: 'unknown parameter' },
     ]);
     expect(await names('layers=cyber&utm_source=x&_=1')).toEqual(['lyonHospital', 'lvivGrid']);

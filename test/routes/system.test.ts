@@ -45,12 +45,14 @@ describe('system endpoints', () => {
   });
 
   it('documents the 401 of a public route as a bad key sent, the only way it answers one', async () => {
-    const doc = (await (await app.fetch('/api/v1/openapi.json')).json()) as {
+    const doc = await (
+      await app.fetch('/api/v1/openapi.json')
+    ).json<{
       paths: Record<
         string,
         { get: { security: unknown[]; responses: Record<string, { description: string }> } }
       >;
-    };
+    }>();
     for (const path of ['/api/v1/health', '/api/v1/freshness', '/api/v1/stats', '/api/export']) {
       expect(doc.paths[path]!.get.security).toEqual([]);
       expect(doc.paths[path]!.get.responses['401']!.description).toMatch(/^Only when a key is sent/);
@@ -59,7 +61,7 @@ describe('system endpoints', () => {
     expect((await app.fetch('/api/v1/health')).status).toBe(200);
     const bad = await app.fetch('/api/v1/health', { headers: { 'X-Api-Key': 'sig_wrong' } });
     expect(bad.status).toBe(401);
-    expect(((await bad.json()) as { code: string }).code).toBe('invalid_api_key');
+    expect((await bad.json<{ code: string }>()).code).toBe('invalid_api_key');
   });
 
   it('sends security headers and open CORS without credentials', async () => {

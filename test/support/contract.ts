@@ -229,7 +229,7 @@ function jsonViolations(c: Contract, pointer: string, body: string): string[] {
 /** Responses checked, checked-and-failed, and outside the API (preflights), in this file. */
 export const contractStats = { validated: 0, preflights: 0, mismatches: [] as string[] };
 
-export class ContractViolation extends Error {
+class ContractViolation extends Error {
   override name = 'ContractViolation';
 }
 

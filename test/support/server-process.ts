@@ -34,9 +34,8 @@ export async function startServer(
     ...env,
   });
   const { child, exited } = started;
-  let output = '';
   try {
-    output = (await started.until(/Docs:/)).output;
+    const { output } = await started.until(/Docs:/);
     const bound = /listening on (\S+)/.exec(output)?.[1] ?? '';
     await during({ output, bound, port: Number(/:(\d+)$/.exec(bound)?.[1]) });
   } finally {
@@ -61,7 +60,10 @@ export function spawnScript(script: string, env: NodeJS.ProcessEnv) {
     new Promise<{ match: RegExpExecArray; output: string }>((resolve, reject) => {
       const check = setInterval(() => {
         const match = pattern.exec(output);
-        if (match) (clearInterval(check), resolve({ match, output }));
+        if (match) {
+          clearInterval(check);
+          resolve({ match, output });
+        }
       }, 50);
       void exited.then((code) => {
         clearInterval(check);

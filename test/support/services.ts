@@ -10,7 +10,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { describe, it } from 'vitest';
 
@@ -141,25 +140,4 @@ export async function createScratchDatabase(url: string): Promise<ScratchDatabas
       await adminQuery(url, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     },
   };
-}
-
-/** Throws a clear error when the Redis behind `url` cannot be reached. */
-export async function assertRedisReachable(url: string): Promise<void> {
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: 3_000,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  let lastError: Error | undefined;
-  redis.on('error', (err: Error) => (lastError = err));
-  try {
-    await redis.connect();
-    await redis.ping();
-  } catch (err) {
-    const reason = lastError ?? (err as Error);
-    throw new Error(`Redis at ${redact(url)} is unreachable: ${reason.message}`, { cause: err });
-  } finally {
-    redis.disconnect();
-  }
 }

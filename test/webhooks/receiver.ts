@@ -18,7 +18,7 @@ export const WEBHOOK_FIELDS = [
   'corroboration',
 ] as const;
 
-export interface Received {
+interface Received {
   path: string;
   headers: IncomingHttpHeaders;
   raw: string;

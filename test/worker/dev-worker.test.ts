@@ -30,7 +30,12 @@ function descendants(root: number): number[] {
   const queue = [root];
   while (queue.length > 0) {
     const parent = queue.shift()!;
-    for (const [pid, ppid] of rows) if (ppid === parent) (found.push(pid), queue.push(pid));
+    for (const [pid, ppid] of rows) {
+      if (ppid === parent) {
+        found.push(pid);
+        queue.push(pid);
+      }
+    }
   }
   return found;
 }
