@@ -11,13 +11,10 @@ const Term = (description: string, example: number) => z.number().openapi({ desc
 /** How a news item was read (src/reading/README.md): why it scored what it did. */
 export const ClassificationSchema = z
   .object({
-    version: z
-      .number()
-      .int()
-      .openapi({
-        description: 'Version of the reading (2: the learned model; 1: the word rules).',
-        example: 2,
-      }),
+    version: z.number().int().openapi({
+      description: 'Version of the reading (2: the learned model; 1: the word rules).',
+      example: 2,
+    }),
     language: z
       .string()
       .nullable()
