@@ -27,6 +27,10 @@ export interface LinkItem {
   publishedAt: number;
   title: string;
   summary: string;
+  /** The reading carried to linking (as ingest carries it). */
+  kind: string | null;
+  dead: number | null;
+  city: string | null;
 }
 
 function eventTerms(event: CandidateEvent): string[] {
@@ -56,6 +60,9 @@ export function linkAll(items: readonly LinkItem[]): Map<string, string> {
       summary: item.summary.slice(0, NEWS.summaryChars),
       places: entities.filter((e) => e.type === 'location').map((e) => e.name),
       actors: entities.filter((e) => e.type !== 'location').map((e) => e.name),
+      kind: item.kind,
+      dead: item.dead,
+      city: item.city,
     };
     const signal: NewSignal = {
       id: item.id,

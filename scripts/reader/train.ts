@@ -38,7 +38,7 @@ interface Row {
   item: TrainItem;
   label: TrainLabel;
   weak: boolean;
-  place: { countries: string[] };
+  place: { countries: string[]; city: { name: string } | null };
   prepared: PreparedNews;
   lang: string;
 }
@@ -174,6 +174,9 @@ function crossValidate(rows: readonly Row[]): Read[] {
       publishedAt: Date.parse(r.row.item.date) || 0,
       title: r.row.item.title,
       summary: r.row.item.summary,
+      kind: r.reading.kind,
+      dead: r.reading.casualties.dead,
+      city: r.row.place.city?.name ?? null,
     })),
   );
   for (const r of kept) r.event = events.get(r.row.item.id);

@@ -35,6 +35,8 @@ export interface LinkInput {
   lng: number | null;
   externalIds: readonly string[];
   entities: readonly ExtractedEntity[];
+  /** What the reader found (kind, dead, city), carried from the connector: news items only. */
+  reading?: Pick<EventText, 'kind' | 'dead' | 'city'>;
 }
 
 /** What linking did (tests and the bench read it). */
@@ -62,6 +64,7 @@ function eventText(input: LinkInput): EventText {
     summary: summary.slice(0, NEWS.summaryChars),
     places: input.entities.filter((e) => e.type === 'location').map((e) => e.name),
     actors: input.entities.filter((e) => e.type !== 'location').map((e) => e.name),
+    ...input.reading,
   };
 }
 

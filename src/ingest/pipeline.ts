@@ -3,6 +3,7 @@ import { allowWriteTime, queryRows, type Database } from '../db/client';
 import { entities, signalEntities, signals, sources } from '../db/schema';
 import type { FieldError } from '../http/problem';
 import { linkSignals, type LinkInput } from '../events/link';
+import type { Classification } from '../reading/news';
 import { regionOf } from '../vocab';
 import { foldRows, foldSignals } from './aggregates';
 import { ANOMALY_RULE, isAnomalous } from './anomaly';
@@ -39,7 +40,12 @@ function chunks<T>(items: T[], size = CHUNK): T[][] {
 export async function ingestSignals(
   db: Database,
   rawItems: unknown[],
-  options: { now?: Date; externalIds?: ReadonlyMap<string, readonly string[]> } = {},
+  options: {
+    now?: Date;
+    externalIds?: ReadonlyMap<string, readonly string[]>;
+    /** The reading of news items (src/reading), by source_url: linking compares its facts. */
+    readings?: ReadonlyMap<string, Classification | undefined>;
+  } = {},
 ): Promise<IngestResult> {
   const now = options.now ?? new Date();
   const result: IngestResult = { accepted: 0, duplicates: 0, rejected: 0, errors: [] };
@@ -89,7 +95,13 @@ export async function ingestSignals(
         ids.push(row.id);
         const item = byUrl.get(row.sourceUrl)!;
         linking.push(
-          linkInput(row.id, item, extracted.get(row.sourceUrl)!, options.externalIds?.get(row.sourceUrl)),
+          linkInput(
+            row.id,
+            item,
+            extracted.get(row.sourceUrl)!,
+            options.externalIds?.get(row.sourceUrl),
+            options.readings?.get(row.sourceUrl),
+          ),
         );
       }
       await nextTurn();
@@ -113,7 +125,13 @@ export async function ingestSignals(
   return result;
 }
 
-function linkInput(id: string, item: IngestItem, found: ExtractedEntity[], externalIds = EMPTY): LinkInput {
+function linkInput(
+  id: string,
+  item: IngestItem,
+  found: ExtractedEntity[],
+  externalIds = EMPTY,
+  reading?: Classification,
+): LinkInput {
   return {
     id,
     threatLayer: item.threat_layer,
@@ -125,6 +143,9 @@ function linkInput(id: string, item: IngestItem, found: ExtractedEntity[], exter
     lng: item.lng ?? null,
     externalIds,
     entities: found,
+    ...(reading
+      ? { reading: { kind: reading.kind, dead: reading.casualties.dead, city: item.city ?? null } }
+      : {}),
   };
 }
 const EMPTY: readonly string[] = [];

@@ -176,7 +176,11 @@ export async function ingestSourceItems(
         const ingested = await ingestSignals(
           tx,
           fresh.map(({ item, id }) => ({ ...item, id })),
-          { now, externalIds: new Map(fresh.map(({ item, raw }) => [item.source_url, raw.external_ids])) },
+          {
+            now,
+            externalIds: new Map(fresh.map(({ item, raw }) => [item.source_url, raw.external_ids])),
+            readings: new Map(fresh.map(({ item, raw }) => [item.source_url, raw.classification])),
+          },
         );
         result.duplicates += ingested.duplicates;
         const inserted = await stampIdentity(tx, fresh);
