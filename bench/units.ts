@@ -11,7 +11,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pgliteDatabase } from '../src/db/node';
 import { generateDemoSignals } from '../src/ingest/demo';
-import { extractEntities } from '../src/ingest/entities';
+import { extractEntities } from '../src/reading/entities';
 import { readNewsItem } from '../src/reading/news';
 import { readPlaces } from '../src/reading/places';
 import { withDeadline } from '../src/store/deadline';

@@ -4,7 +4,7 @@
  * matched against the events its index terms meet, joining one or founding its own. Used by the
  * training script to count same-event pairs linked on out-of-fold readings.
  */
-import { extractEntities } from '../../src/ingest/entities';
+import { extractEntities } from '../../src/reading/entities';
 import { quakeOf, upstreamKeys } from '../../src/events/keys';
 import {
   featuresOf,

@@ -7,7 +7,7 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/client';
-import type { ExtractedEntity } from '../ingest/entities';
+import type { ExtractedEntity } from '../reading/entities';
 import type { Layer } from '../vocab';
 import { publisherFamily, quakeOf, upstreamKeys, type Quake } from './keys';
 import {

@@ -7,7 +7,7 @@ import type { Classification } from '../reading/news';
 import { regionOf } from '../vocab';
 import { foldRows, foldSignals } from './aggregates';
 import { ANOMALY_RULE, isAnomalous } from './anomaly';
-import { extractEntities, type ExtractedEntity } from './entities';
+import { extractEntities, type ExtractedEntity } from '../reading/entities';
 import { nextTurn, turnEvery } from './turns';
 import { fallbackTitle, validateItem, type IngestItem } from './validate';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractEntities } from '../../src/ingest/entities';
+import { extractEntities } from '../../src/reading/entities';
 import {
   actorVeto,
   featuresOf,
