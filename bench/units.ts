@@ -106,7 +106,7 @@ console.log(
     .padStart(9)}`,
 );
 
-// The whole news reading (gate, layer and kind, casualties, score, places) of the same items.
+// The whole news reading (places, fact rules, features, the model, the score) of the same items.
 const readItem = (item: (typeof items)[number]) =>
   readNewsItem({ title: item.title, summary: item.summary, link: null, language: item.lang, tier: 'core' });
 for (const item of items) readItem(item);

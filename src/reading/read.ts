@@ -10,7 +10,7 @@ import type { Layer, SourceTier, Valence } from '../vocab';
 import { findCasualties, type Casualties } from './casualties';
 import { featuresOf, type Features, type ReadFacts } from './features';
 import { isSupported, itemLanguage, type SupportedLanguage } from './language';
-import { anyIn, found, has, text as textOf, type Text } from './lexicon';
+import { anyIn, found, text as textOf, type Text } from './lexicon';
 import { layerOf, SEVERITY_STEP, shippedModel, valenceOf, type LinearModel, type Prediction } from './model';
 import { KINDS, LAYER_DEFAULT_BASE, rulesFor, type Compiled } from './rules';
 
@@ -110,13 +110,15 @@ export function readFacts(input: NewsInput): FactReading {
   const readAs: SupportedLanguage | null = isSupported(language) ? language : supported ? 'en' : null;
   const rules: Compiled = rulesFor(readAs ?? 'en');
   const headline = textOf(headlineRaw);
-  const summary = summaryRaw ? textOf(summaryRaw) : null;
   const text = textOf(raw);
+  // One pass over the whole text finds the kinds named; only those are looked for in the headline.
+  const named = new Map<string, boolean>();
+  for (const term of rules.kindIndex.matches(text)) named.set(term.kind, false);
+  for (const term of rules.kindIndex.matches(headline)) if (named.has(term.kind)) named.set(term.kind, true);
   const kinds: ReadFacts['kinds'] = [];
   for (const k of rules.kinds) {
-    const head = k.terms.some((t) => has(t, headline));
-    if (head || (summary && k.terms.some((t) => has(t, summary))))
-      kinds.push({ kind: k.kind, layer: KINDS[k.kind]!.layer, head });
+    const head = named.get(k.kind);
+    if (head !== undefined) kinds.push({ kind: k.kind, layer: KINDS[k.kind]!.layer, head });
   }
   const countries = input.countries?.length ?? 0;
   return {

@@ -16,7 +16,7 @@ import ru from './data/ru/reading.json';
 import uk from './data/uk/reading.json';
 import { casualtyMatcher, type CasualtyData, type CasualtyMatcher } from './casualties';
 import type { SupportedLanguage } from './language';
-import { compileTerms, type Term } from './lexicon';
+import { compileTerms, TermIndex, type Term } from './lexicon';
 
 /** The shape of a data/<lang>/reading.json file. */
 export interface LanguageRules extends CasualtyData {
@@ -39,9 +39,14 @@ export interface Kind {
 export const KINDS = kindsFile.kinds as Record<string, Kind>;
 export const LAYER_DEFAULT_BASE = kindsFile.layerDefault;
 
+/** A kind word of a language, with the kind it names. */
+export type KindTerm = Term & { kind: string };
+
 export interface Compiled {
   lang: SupportedLanguage;
   kinds: { kind: string; terms: Term[] }[];
+  /** Every kind word of the language, matched in one pass. */
+  kindIndex: TermIndex<KindTerm>;
   hedges: Term[];
   scope: Term[];
   casualties: CasualtyMatcher;
@@ -54,12 +59,14 @@ export function rulesFor(lang: SupportedLanguage): Compiled {
   if (c) return c;
   const file = FILES[lang];
   const p = file.prefixes;
+  const kinds = Object.entries(file.kinds).map(([kind, terms]) => {
+    if (!KINDS[kind]) throw new Error(`reading/${lang}: unknown event kind ${kind}`);
+    return { kind, terms: compileTerms(terms, p) };
+  });
   c = {
     lang,
-    kinds: Object.entries(file.kinds).map(([kind, terms]) => {
-      if (!KINDS[kind]) throw new Error(`reading/${lang}: unknown event kind ${kind}`);
-      return { kind, terms: compileTerms(terms, p) };
-    }),
+    kinds,
+    kindIndex: new TermIndex(kinds.flatMap(({ kind, terms }) => terms.map((t) => ({ ...t, kind })))),
     hedges: compileTerms(file.hedges, p),
     scope: compileTerms(file.scope, p),
     casualties: casualtyMatcher(file),
