@@ -21,13 +21,22 @@ export interface Example {
 
 export interface TrainOptions {
   epochs: number;
+  /** Weight of a signal in the keep head (signals are the minority class). */
+  positive: number;
   rate: number;
   l2: number;
   seed: number;
   threshold: number;
 }
 
-export const DEFAULT_OPTIONS: TrainOptions = { epochs: 8, rate: 0.15, l2: 1e-6, seed: 26, threshold: 0.5 };
+export const DEFAULT_OPTIONS: TrainOptions = {
+  epochs: 8,
+  positive: 2,
+  rate: 0.15,
+  l2: 1e-6,
+  seed: 26,
+  threshold: 0.5,
+};
 
 /** A small seeded generator (mulberry32): the shuffle is the same on every run. */
 export function random(seed: number): () => number {
@@ -65,7 +74,8 @@ export function train(examples: readonly Example[], options: TrainOptions = DEFA
     for (const ex of shuffled(examples, options.seed * 1000 + epoch)) {
       model.scores(ex.features, scores);
       grad.fill(0);
-      grad[HEADS.keep] = (sigmoid(scores[HEADS.keep]!) - (ex.keep ? 1 : 0)) * ex.weight;
+      grad[HEADS.keep] =
+        (sigmoid(scores[HEADS.keep]!) - (ex.keep ? 1 : 0)) * ex.weight * (ex.keep ? options.positive : 1);
       if (ex.layer) {
         const p = softmax(scores, HEADS.layer, LAYERS.length);
         for (let k = 0; k < LAYERS.length; k++) grad[HEADS.layer + k] = p[k]! - ex.layer[k]!;

@@ -23,7 +23,7 @@ import {
 import { DIMENSION } from '../../src/reading/features';
 import { LAYERS, VALENCES, type Layer } from '../../src/vocab';
 import { DATA_DIR, READER_DIR, readJsonl, type TrainItem, type TrainLabel } from './io';
-import { DEFAULT_OPTIONS, shuffled, train, type Example } from './learn';
+import { DEFAULT_OPTIONS, shuffled, train, type Example, type TrainOptions } from './learn';
 import { linkAll } from './link-sim';
 
 const REQUIRED = ['fr', 'es', 'de', 'pt', 'ru', 'uk', 'ar'];
@@ -44,6 +44,12 @@ interface Row {
 }
 
 const args = new Set(process.argv.slice(2));
+/** `--set key=value` overrides a training option (to compare settings by the same CV). */
+const OPTIONS: TrainOptions = { ...DEFAULT_OPTIONS };
+for (const a of process.argv.slice(2)) {
+  const m = a.match(/^--(\w+)=([\d.e-]+)$/);
+  if (m && m[1]! in OPTIONS) (OPTIONS as unknown as Record<string, number>)[m[1]!] = Number(m[2]);
+}
 const log: string[] = [];
 const say = (line = '') => {
   log.push(line);
@@ -158,7 +164,7 @@ function crossValidate(rows: readonly Row[]): Read[] {
     // Weak items of a held-out outlet stay out too: the outlet is unseen.
     const trainSet = examples.filter((_, i) => folds.get(rows[i]!.item.outlet) !== k);
     if (trainSet.length === rows.length) continue;
-    const model = asShipped(train(trainSet));
+    const model = asShipped(train(trainSet, OPTIONS));
     rows.forEach((row) => {
       if (row.weak || folds.get(row.item.outlet) !== k) return;
       reads.push({ row, reading: decideNews(row.prepared, model) });
@@ -298,6 +304,20 @@ function metrics(reads: readonly Read[]) {
   };
 }
 
+/** Keep F1 at other thresholds of the out-of-fold keep probability (how well the model ranks). */
+function thresholds(reads: readonly Read[]) {
+  const parts: string[] = [];
+  for (const t of [0.2, 0.3, 0.4, 0.5, 0.6]) {
+    const kept = reads.filter((r) => r.reading.confidence.keep >= t);
+    const tp = kept.filter((r) => r.row.label.signal).length;
+    const gold = reads.filter((r) => r.row.label.signal).length;
+    const p = tp / kept.length;
+    const rc = tp / gold;
+    parts.push(`${t}: P ${f2(p)} R ${f2(rc)} F1 ${f2((2 * p * rc) / (p + rc))}`);
+  }
+  say(`keep at other thresholds  ${parts.join('; ')}`);
+}
+
 function printMetrics(m: ReturnType<typeof metrics>) {
   say(`items ${m.items}, labelled signals ${m.gold}`);
   say(
@@ -395,13 +415,21 @@ function main() {
   say('```');
   describe(rows);
   say(
-    `model: ${DIMENSION} hashed buckets x ${OUTPUTS} outputs; AdaGrad ${JSON.stringify(DEFAULT_OPTIONS)}; tier ${TIER} (as the scorer's sources)`,
+    `model: ${DIMENSION} hashed buckets x ${OUTPUTS} outputs; AdaGrad ${JSON.stringify(OPTIONS)}; tier ${TIER} (as the scorer's sources)`,
   );
   say();
   agreement();
   say();
   say('whole reader, every labelled item, out of fold:');
-  printMetrics(metrics(crossValidate(rows)));
+  const reads = crossValidate(rows);
+  printMetrics(metrics(reads));
+  thresholds(reads);
+  if (process.env.SHOW_MISSES) {
+    for (const r of reads.filter((x) => x.row.label.signal && !x.reading.event).slice(0, 25))
+      console.log('FN', r.reading.confidence.keep, r.row.label.layer, r.row.label.severity, '|', r.row.item.outlet, '|', r.row.item.title, '|', r.row.item.summary.slice(0, 80));
+    for (const r of reads.filter((x) => !x.row.label.signal && x.reading.event).slice(0, 15))
+      console.log('FP', r.reading.confidence.keep, '|', r.row.item.outlet, '|', r.row.item.title);
+  }
   if (!args.has('--quick')) {
     say();
     say(
@@ -425,7 +453,7 @@ function main() {
   say('```');
   if (args.has('--quick')) return;
 
-  const model = train(rows.map(example));
+  const model = train(rows.map(example), OPTIONS);
   const { scales, bytes } = quantise(model);
   const file: ModelFile = {
     version: 1,
