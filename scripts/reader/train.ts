@@ -426,7 +426,18 @@ function main() {
   thresholds(reads);
   if (process.env.SHOW_MISSES) {
     for (const r of reads.filter((x) => x.row.label.signal && !x.reading.event).slice(0, 25))
-      console.log('FN', r.reading.confidence.keep, r.row.label.layer, r.row.label.severity, '|', r.row.item.outlet, '|', r.row.item.title, '|', r.row.item.summary.slice(0, 80));
+      console.log(
+        'FN',
+        r.reading.confidence.keep,
+        r.row.label.layer,
+        r.row.label.severity,
+        '|',
+        r.row.item.outlet,
+        '|',
+        r.row.item.title,
+        '|',
+        r.row.item.summary.slice(0, 80),
+      );
     for (const r of reads.filter((x) => !x.row.label.signal && x.reading.event).slice(0, 15))
       console.log('FP', r.reading.confidence.keep, '|', r.row.item.outlet, '|', r.row.item.title);
   }
