@@ -13,7 +13,7 @@ export interface Example {
   /** Target distribution over LAYERS (signals only). */
   layer: number[] | null;
   valence: number | null;
-  /** Labelled severity minus the rules' level, clipped (signals only). */
+  /** Labelled severity minus `SEVERITY_ORIGIN` (signals only). */
   severity: number | null;
   /** Weight of the example in the keep head (weak labels count less). */
   weight: number;
@@ -23,6 +23,8 @@ export interface TrainOptions {
   epochs: number;
   /** Weight of a signal in the keep head (signals are the minority class). */
   positive: number;
+  /** The severity head's learning rate, as a multiple of `rate` (AdaGrad cancels a scaled gradient). */
+  severity: number;
   rate: number;
   l2: number;
   seed: number;
@@ -32,8 +34,9 @@ export interface TrainOptions {
 export const DEFAULT_OPTIONS: TrainOptions = {
   epochs: 8,
   positive: 2,
+  severity: 0.5,
   rate: 0.15,
-  l2: 1e-6,
+  l2: 1e-5,
   seed: 26,
   threshold: 0.5,
 };
@@ -70,6 +73,9 @@ export function train(examples: readonly Example[], options: TrainOptions = DEFA
   const grad = new Float64Array(OUTPUTS);
   const scores = new Float64Array(OUTPUTS);
   const { rate, l2 } = options;
+  const rates = Float64Array.from({ length: OUTPUTS }, (_, k) =>
+    k === HEADS.severity ? rate * options.severity : rate,
+  );
   for (let epoch = 0; epoch < options.epochs; epoch++) {
     for (const ex of shuffled(examples, options.seed * 1000 + epoch)) {
       model.scores(ex.features, scores);
@@ -85,7 +91,7 @@ export function train(examples: readonly Example[], options: TrainOptions = DEFA
         for (let k = 0; k < VALENCES.length; k++)
           grad[HEADS.valence + k] = p[k]! - (k === ex.valence ? 1 : 0);
       }
-      if (ex.severity !== null) grad[HEADS.severity] = 0.25 * (scores[HEADS.severity]! - ex.severity);
+      if (ex.severity !== null) grad[HEADS.severity] = scores[HEADS.severity]! - ex.severity;
       const { index, value } = ex.features;
       for (let i = 0; i < index.length; i++) {
         const base = index[i]! * OUTPUTS;
@@ -96,14 +102,14 @@ export function train(examples: readonly Example[], options: TrainOptions = DEFA
           const j = base + k;
           const g = gk * v + l2 * weights[j]!;
           squares[j] = squares[j]! + g * g;
-          weights[j] = weights[j]! - (rate * g) / Math.sqrt(squares[j]!);
+          weights[j] = weights[j]! - (rates[k]! * g) / Math.sqrt(squares[j]!);
         }
       }
       for (let k = 0; k < OUTPUTS; k++) {
         const g = grad[k]!;
         if (g === 0) continue;
         biasSquares[k] = biasSquares[k]! + g * g;
-        bias[k] = bias[k]! - (rate * g) / Math.sqrt(biasSquares[k]!);
+        bias[k] = bias[k]! - (rates[k]! * g) / Math.sqrt(biasSquares[k]!);
       }
     }
   }

@@ -11,11 +11,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { prepareNewsItem } from '../../src/reading/news';
-import { decideNews, ruleLevel, type NewsReading, type PreparedNews } from '../../src/reading/read';
+import { decideNews, type NewsReading, type PreparedNews } from '../../src/reading/read';
 import {
   dequantise,
   LinearModel,
   quantise,
+  SEVERITY_ORIGIN,
   toBase64,
   OUTPUTS,
   type ModelFile,
@@ -28,7 +29,6 @@ import { linkAll } from './link-sim';
 
 const REQUIRED = ['fr', 'es', 'de', 'pt', 'ru', 'uk', 'ar'];
 const FOLDS = 5;
-const SEVERITY_TARGET_CLIP = 2.5;
 /** Weak labels are sound but shallow (a section): they teach the keep head at half weight. */
 const WEAK_WEIGHT = 0.5;
 /** Sources in the scorer are `community`: the CV reads as the scorer's service does. */
@@ -115,9 +115,7 @@ function example(row: Row): Example {
   const layer = signal ? layerTarget(label) : null;
   let severity: number | null = null;
   if (signal && layer && typeof label.severity === 'number') {
-    const level = ruleLevel(row.prepared.read.facts, label.layer as Layer);
-    const rules = level.base + level.casualties + level.scope + level.hedge;
-    severity = Math.max(-SEVERITY_TARGET_CLIP, Math.min(SEVERITY_TARGET_CLIP, label.severity - rules));
+    severity = label.severity - SEVERITY_ORIGIN;
   }
   const v = signal && label.valence ? VALENCES.indexOf(label.valence as never) : -1;
   return {
@@ -424,6 +422,42 @@ function main() {
   const reads = crossValidate(rows);
   printMetrics(metrics(reads));
   thresholds(reads);
+  if (process.env.SHOW_SEVERITY) {
+    const hit = reads.filter((r) => r.row.label.signal && r.reading.event);
+    const t = (r: Read) => r.reading.terms;
+    const gold = hit.map((r) => r.row.label.severity);
+    say(
+      `severity Spearman: level only ${f2(
+        spearman(
+          hit.map((r) => t(r).base + t(r).casualties + t(r).scope + t(r).hedge),
+          gold,
+        ),
+      )}, model term only ${f2(
+        spearman(
+          hit.map((r) => t(r).model),
+          gold,
+        ),
+      )}, base only ${f2(
+        spearman(
+          hit.map((r) => t(r).base),
+          gold,
+        ),
+      )}, keep probability ${f2(
+        spearman(
+          hit.map((r) => r.reading.confidence.keep),
+          gold,
+        ),
+      )}, casualties ${f2(
+        spearman(
+          hit.map((r) => t(r).casualties),
+          gold,
+        ),
+      )}`,
+    );
+    const dist: Record<number, number> = {};
+    for (const g of gold) dist[g] = (dist[g] ?? 0) + 1;
+    say(`label severities of hits: ${JSON.stringify(dist)}`);
+  }
   if (process.env.SHOW_MISSES) {
     for (const r of reads.filter((x) => x.row.label.signal && !x.reading.event).slice(0, 25))
       console.log(

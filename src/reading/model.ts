@@ -3,8 +3,9 @@
  * scripts/reader/train.ts on labelled news (scripts/reader/data) and shipped as one data file
  * (data/model.json: int8 weights, one scale per head, base64). `keep` is a logistic regression
  * (is the item a signal?), `layer` a softmax over the eight layers, `valence` a softmax over
- * crisis / update / resolution, `severity` a regression of the labelled severity minus the rules'
- * level (kind, casualties, scope, hedge), clipped to ±`SEVERITY_STEP` where it is used.
+ * crisis / update / resolution, `severity` a regression of the labelled severity (the facts are
+ * among its features); the score is the rules' level (kind, casualties, scope, hedge) moved
+ * towards that estimate by at most ±`SEVERITY_STEP`.
  * Decoded on first use, so a Worker's start-up does not pay for it.
  */
 import { LAYERS, VALENCES, type Layer, type Valence } from '../vocab';
@@ -19,8 +20,14 @@ export const HEADS = {
   severity: 1 + LAYERS.length + VALENCES.length,
 };
 export const OUTPUTS = HEADS.severity + 1;
-/** How far the model may move the rules' severity level. */
-export const SEVERITY_STEP = 1.5;
+/**
+ * How far the model may move the rules' severity level towards its own estimate. Wide: on the
+ * labelled items the rules' level alone ranks severity poorly (Spearman 0.16, scripts/reader/REPORT.md),
+ * the model's estimate with the facts as features much better.
+ */
+export const SEVERITY_STEP = 3;
+/** The severity head predicts the labelled severity minus this (the middle of the signals' scale). */
+export const SEVERITY_ORIGIN = 3;
 
 export interface Prediction {
   /** Probability that the item is a signal. */
@@ -28,7 +35,7 @@ export interface Prediction {
   /** Probabilities of the layers, in `LAYERS` order. */
   layers: number[];
   valences: number[];
-  /** The model's move of the rules' severity level (unclipped). */
+  /** The model's estimate of the severity (0–10 scale, before the tier). */
   severity: number;
 }
 
@@ -59,7 +66,7 @@ export class LinearModel {
       keep: sigmoid(s[HEADS.keep]!),
       layers: softmax(s, HEADS.layer, LAYERS.length),
       valences: softmax(s, HEADS.valence, VALENCES.length),
-      severity: s[HEADS.severity]!,
+      severity: SEVERITY_ORIGIN + s[HEADS.severity]!,
     };
   }
 }

@@ -29,7 +29,7 @@ export interface ScoreTerms {
   casualties: number;
   scope: number;
   hedge: number;
-  /** The model's move of the rules' level, within ±`SEVERITY_STEP`. */
+  /** The model's move of the rules' level towards its own estimate, within ±`SEVERITY_STEP`. */
   model: number;
   tier: number;
 }
@@ -200,8 +200,9 @@ export function decideNews(prepared: PreparedNews, model: LinearModel = shippedM
   const layer = layerOf(prediction);
   const level = ruleLevel(facts, layer);
   const keep = prediction.keep >= model.threshold;
-  // A language without fact rules is kept only when the model, an event kind and a place agree.
-  const unread = !read.supported && (!keep || !level.kind || facts.countries === 0);
+  // A language without fact rules is kept only when the model keeps it and the gazetteer places it
+  // (the model has read such items in training; the place is a fact it cannot invent).
+  const unread = !read.supported && (!keep || facts.countries === 0);
   if (!keep || unread) {
     return {
       event: false,
@@ -225,7 +226,13 @@ export function decideNews(prepared: PreparedNews, model: LinearModel = shippedM
     casualties: level.casualties,
     scope: level.scope,
     hedge: level.hedge,
-    model: tenth(clamp(prediction.severity, -SEVERITY_STEP, SEVERITY_STEP)),
+    model: tenth(
+      clamp(
+        prediction.severity - (level.base + level.casualties + level.scope + level.hedge),
+        -SEVERITY_STEP,
+        SEVERITY_STEP,
+      ),
+    ),
     tier: TIER_ADJUSTMENT[input.tier],
   };
   const score = finalScore(

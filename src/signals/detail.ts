@@ -48,7 +48,7 @@ export const ClassificationSchema = z
         scope: Term('+0.5 when several countries or a nationwide scope.', 0),
         hedge: Term('−1 when the headline hedges.', 0),
         model: Term(
-          "The learned model's move of the rules' level (kind, casualties, scope, hedge), within ±1.5; absent before version 2.",
+          "The learned model's move of the rules' level (kind, casualties, scope, hedge) towards its own estimate, within ±3; absent before version 2.",
           0.4,
         ).optional(),
         tier: Term('Source tier adjustment.', 0),

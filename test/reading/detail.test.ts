@@ -47,7 +47,10 @@ describe.each(backends)('news reading on the signal and the source on $name', (b
     });
     // the score is the sum of its terms
     const t = c.terms;
-    expect(detail.body.significance_score).toBeCloseTo(t.base + t.casualties + t.scope + t.hedge + t.tier, 5);
+    expect(detail.body.significance_score).toBeCloseTo(
+      t.base + t.casualties + t.scope + t.hedge + t.model + t.tier,
+      5,
+    );
     expect(c.matched).toContain('kind:mass_casualty_attack');
   });
 

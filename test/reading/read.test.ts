@@ -1,23 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { findCasualties } from '../../src/reading/casualties';
 import { DIMENSION, featuresOf, linkSections, type ReadFacts } from '../../src/reading/features';
+import { fixedModel } from './fixed-model';
 import { cyrillicLanguage, itemLanguage, SUPPORTED_LANGUAGES } from '../../src/reading/language';
-import { dequantise, HEADS, LinearModel, OUTPUTS, quantise } from '../../src/reading/model';
+import { dequantise, LinearModel, OUTPUTS, quantise } from '../../src/reading/model';
 import { casualtyTerm, readFacts, readNews, type NewsInput } from '../../src/reading/read';
 import { rulesFor } from '../../src/reading/rules';
-import { LAYERS, VALENCES, type Layer, type Valence } from '../../src/vocab';
 
 // Every headline here is invented for the test.
-
-/** A model with no word weights: its biases alone decide, so the rules' terms can be read plainly. */
-function fixedModel(o: { keep: boolean; layer?: Layer; valence?: Valence; severity?: number }): LinearModel {
-  const bias = new Float64Array(OUTPUTS);
-  bias[HEADS.keep] = o.keep ? 10 : -10;
-  bias[HEADS.layer + LAYERS.indexOf(o.layer ?? 'military')] = 5;
-  bias[HEADS.valence + VALENCES.indexOf(o.valence ?? 'crisis')] = 5;
-  bias[HEADS.severity] = o.severity ?? 0;
-  return new LinearModel(new Float32Array(DIMENSION * OUTPUTS), bias, 0.5);
-}
 
 const input = (title: string, language = 'en', extra: Partial<NewsInput> = {}): NewsInput => ({
   title,
@@ -92,8 +82,12 @@ describe('casualties', () => {
 });
 
 describe('severity: the rules set the level, the model moves it within a step', () => {
+  const level = (t: { base: number; casualties: number; scope: number; hedge: number }) =>
+    Math.round((t.base + t.casualties + t.scope + t.hedge) * 10) / 10;
+
   it('takes the base of the kind of the layer read, plus casualties', () => {
-    const model = fixedModel({ keep: true, layer: 'criminal' });
+    // the model's estimate equals the facts' level: it moves nothing
+    const model = fixedModel({ keep: true, layer: 'criminal', severity: 7.4 });
     const bombing = readNews(input('Suicide bombing at a mosque kills 30'), model);
     // 1.3 × log10(1 + 30) = 1.9
     expect(bombing).toMatchObject({ layer: 'criminal', kind: 'mass_casualty_attack' });
@@ -107,12 +101,12 @@ describe('severity: the rules set the level, the model moves it within a step', 
     expect(elsewhere.terms.base).toBe(3);
   });
 
-  it('lowers hedged reports, raises several-country scope, applies the tier', () => {
+  it('lowers the level of hedged reports, raises it for several-country scope, applies the tier', () => {
     const model = fixedModel({ keep: true, layer: 'disaster' });
     const hedged = readNews(input('Storm could flood the coast'), model);
     const plain = readNews(input('Storm floods the coast'), model);
     expect(hedged.terms.hedge).toBe(-1);
-    expect(plain.score - hedged.score).toBe(1);
+    expect(level(plain.terms) - level(hedged.terms)).toBe(1);
     expect(
       readNews(input('Floods hit the delta', 'en', { countries: ['BD', 'IN'] }), model).terms.scope,
     ).toBe(0.5);
@@ -120,18 +114,16 @@ describe('severity: the rules set the level, the model moves it within a step', 
     expect(plain.score - found.score).toBe(1);
   });
 
-  it("clips the model's move to ±1.5 and shows it as a term", () => {
-    const up = readNews(
-      input('Storm floods the coast'),
-      fixedModel({ keep: true, layer: 'disaster', severity: 4 }),
-    );
-    const down = readNews(
-      input('Storm floods the coast'),
-      fixedModel({ keep: true, layer: 'disaster', severity: -4 }),
-    );
-    expect(up.terms.model).toBe(1.5);
-    expect(down.terms.model).toBe(-1.5);
-    expect(up.score - down.score).toBe(3);
+  it("moves the level towards the model's estimate by at most ±3, and shows the move as a term", () => {
+    const at = (severity: number) =>
+      readNews(input('Storm floods the coast'), fixedModel({ keep: true, layer: 'disaster', severity }));
+    // storm: base 4.5, no casualties, no hedge
+    expect(at(5.5).terms.model).toBe(1);
+    expect(at(10).terms.model).toBe(3);
+    expect(at(0).terms.model).toBe(-3);
+    expect(at(10).score - at(0).score).toBe(6);
+    for (const r of [at(0), at(5.5), at(10)])
+      expect(r.score).toBeCloseTo(level(r.terms) + r.terms.model + r.terms.tier, 5);
   });
 });
 
@@ -156,12 +148,17 @@ describe('the model decides keep, layer and valence', () => {
     expect(read.confidence.keep).toBe(1);
   });
 
-  it('reads another language only when the model, an event kind and a country agree', () => {
+  it('reads another language only when the model keeps it and a country is found', () => {
     const model = fixedModel({ keep: true, layer: 'disaster' });
     const plain = readNews(input('Tsunami warning after earthquake', 'id', { countries: ['ID'] }), model);
     expect(plain).toMatchObject({ event: true, layer: 'disaster', read_as: null });
-    const unclear = readNews(input('Gempa bumi mengguncang wilayah selatan', 'id'), model);
-    expect(unclear).toMatchObject({ event: false, gate: 'unread language' });
+    const unplaced = readNews(input('Gempa bumi mengguncang wilayah selatan', 'id'), model);
+    expect(unplaced).toMatchObject({ event: false, gate: 'unread language' });
+    const dropped = readNews(
+      input('Gempa bumi di Jawa', 'id', { countries: ['ID'] }),
+      fixedModel({ keep: false }),
+    );
+    expect(dropped).toMatchObject({ event: false, gate: 'unread language' });
   });
 });
 
