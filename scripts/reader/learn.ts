@@ -38,7 +38,7 @@ export const DEFAULT_OPTIONS: TrainOptions = {
   rate: 0.15,
   l2: 1e-5,
   seed: 26,
-  threshold: 0.5,
+  threshold: 0.4,
 };
 
 /** A small seeded generator (mulberry32): the shuffle is the same on every run. */
