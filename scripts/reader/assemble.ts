@@ -8,7 +8,8 @@
  *                             signals (linked under a sport, opinion, culture … section), counted apart
  *   data/SOURCES.md           provenance and licences of every document used
  * Never copied: items of the shared corpus documents (by normalised title) and of the
- * repositories kept for our own check. LABELLING_DIR overrides /work/labelling.
+ * repositories kept for our own check. Reads pool*.jsonl and docs*.jsonl, labels/*.jsonl and the
+ * labellers' refined event slugs (refine/events-refined.jsonl). LABELLING_DIR overrides /work/labelling.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -63,8 +64,20 @@ function weakLabel(item: PoolItem): string | null {
 }
 
 function main() {
-  const pool = readJsonl<PoolItem>(path.join(SOURCE, 'pool.jsonl'));
-  const docs = readJsonl<DocRow>(path.join(SOURCE, 'docs.jsonl'));
+  // pool.jsonl and its supplements (pool-extra.jsonl …), with their documents (docs*.jsonl).
+  const listed = fs.readdirSync(SOURCE).sort();
+  const pool = listed
+    .filter((f) => /^pool.*\.jsonl$/.test(f))
+    .flatMap((f) => readJsonl<PoolItem>(path.join(SOURCE, f)));
+  const docs = listed
+    .filter((f) => /^docs.*\.jsonl$/.test(f))
+    .flatMap((f) => readJsonl<DocRow>(path.join(SOURCE, f)));
+  // The labellers' own later review of event slugs (one event split into the events it was).
+  const refined = new Map(
+    readJsonl<{ id: string; event: string | null }>(path.join(SOURCE, 'refine', 'events-refined.jsonl')).map(
+      (r) => [r.id, r.event],
+    ),
+  );
   const labelDir = path.join(SOURCE, 'labels');
   const files = fs.existsSync(labelDir)
     ? fs
@@ -78,6 +91,7 @@ function main() {
     for (const label of readJsonl<TrainLabel>(path.join(labelDir, f))) {
       if (!label.id) continue;
       const isSecond = String(label.labeller ?? '').endsWith('-b') || /-b\.jsonl$/.test(f);
+      if (!isSecond && refined.has(label.id)) label.event = refined.get(label.id)!;
       (isSecond ? second : primary).set(label.id, label);
     }
   }
@@ -147,7 +161,7 @@ function main() {
     `assemble: ${items.length} labelled items (${labels.filter((l) => l.signal).length} signals), ` +
       `${seconds.length} second labels, ${weakItems.length} weak (not-signal by section); ` +
       `excluded ${excluded.corpus} corpus titles, ${excluded.heldOut} items of held-out repositories; ` +
-      `${primary.size} primary labels in ${files.length} files`,
+      `${primary.size} primary labels in ${files.length} files, ${refined.size} event slugs refined`,
   );
 }
 
