@@ -13,7 +13,7 @@ import { pgliteDatabase } from '../src/db/node';
 import { gzipSync } from 'node:zlib';
 import { renderMap, type MapEvent } from '../src/embed/map';
 import { generateDemoSignals } from '../src/ingest/demo';
-import { extractEntities } from '../src/ingest/entities';
+import { extractEntities } from '../src/reading/entities';
 import { readNewsItem } from '../src/reading/news';
 import { readPlaces } from '../src/reading/places';
 import { withDeadline } from '../src/store/deadline';
@@ -108,7 +108,7 @@ console.log(
     .padStart(9)}`,
 );
 
-// The whole news reading (gate, layer and kind, casualties, score, places) of the same items.
+// The whole news reading (places, fact rules, features, the model, the score) of the same items.
 const readItem = (item: (typeof items)[number]) =>
   readNewsItem({ title: item.title, summary: item.summary, link: null, language: item.lang, tier: 'core' });
 for (const item of items) readItem(item);

@@ -10,8 +10,11 @@ import { gzipSync } from 'node:zlib';
 import { postgresDatabase } from './db/node';
 import { buildDocsAssets } from './docs-assets';
 
-/** The bundle budget: each Worker under 1 MiB gzipped (Cloudflare's free-plan limit is 3 MiB). */
-const BUDGET = 1024 * 1024;
+/**
+ * The bundle budget: each Worker under 2.5 MiB gzipped (Cloudflare's free-plan limit is 3 MiB).
+ * It was 1 MiB before the learned reader's weights (src/reading/data/model.json, ~0.7 MiB gzipped).
+ */
+const BUDGET = 2.5 * 1024 * 1024;
 
 interface Worker {
   name: string;

@@ -1,15 +1,10 @@
 import type { Context } from 'hono';
 import type { Config } from './config';
 import type { Database } from './db/client';
+import type { Logger } from './log';
 import type { OutboundFetch } from './net/outbound';
 import type { Store } from './store/types';
 import type { StreamHub } from './stream/hub';
-
-export interface Logger {
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
 
 /** Everything the app needs from its runtime; each entry point (and each test) builds one. */
 export interface Deps {

@@ -3,6 +3,7 @@
  * (a CVE, a GLIDE number, a USGS/GDACS/EONET id), the hazard it reports (an earthquake's
  * epicentre, origin time and magnitude), and who published it (publisher families).
  */
+import { kindsNamed } from '../reading/kinds';
 import families from './publisher-families.json';
 
 /** External-id namespaces that name an event across feeds, and the key each becomes. */
@@ -46,7 +47,6 @@ export interface Quake {
   magnitude: number;
 }
 
-const QUAKE_WORDS = /\b(?:earthquakes?|quake|seismic|séisme|erdbeben|sismo|terremoto|землетрус\p{L}*)\b/iu;
 /** "M 6.1 - 20 km SSE of …" (USGS), "Magnitude 6.1M" (GDACS), "6.1 Mw" / "6.1 M" (EONET, news). */
 const MAGNITUDE = [
   /\bM\s?(\d(?:\.\d+)?)\b/,
@@ -82,7 +82,7 @@ export function quakeOf(signal: {
   const text = `${signal.title}\n${signal.content}`;
   const usgs = signal.externalIds.some((id) => id.startsWith('usgs:'));
   const gdacsQuake = signal.externalIds.some((id) => /^gdacs:EQ/i.test(id));
-  if (!usgs && !gdacsQuake && !QUAKE_WORDS.test(text)) return null;
+  if (!usgs && !gdacsQuake && !kindsNamed(text, 'disaster').includes('earthquake')) return null;
   let magnitude: number | null = null;
   for (const pattern of MAGNITUDE) {
     const m = text.match(pattern);

@@ -10,7 +10,7 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/client';
-import type { ExtractedEntity } from '../ingest/entities';
+import type { ExtractedEntity } from '../reading/entities';
 import type { Layer } from '../vocab';
 import { publisherFamily, quakeOf, upstreamKeys, type Quake } from './keys';
 import {
@@ -43,6 +43,8 @@ export interface LinkInput {
   /** Source name and item URL: its publisher family. */
   sourceName: string;
   sourceUrl: string;
+  /** What the reader found (kind, dead, city), carried from the connector: news items only. */
+  reading?: Pick<EventText, 'kind' | 'dead' | 'city'>;
 }
 
 /** A new signal's place in its event, settled before its row is written. */
@@ -81,6 +83,7 @@ function eventText(input: LinkInput): EventText {
     summary: summary.slice(0, NEWS.summaryChars),
     places: input.entities.filter((e) => e.type === 'location').map((e) => e.name),
     actors: input.entities.filter((e) => e.type !== 'location').map((e) => e.name),
+    ...input.reading,
   };
 }
 

@@ -9,6 +9,7 @@
  * (a merge); two measured quakes that rule 2 keeps apart are never linked by their text. Rule 3 is a judgement: the signal joins the most similar event and merges nothing.
  */
 import type { Layer } from '../vocab';
+import { kindsNamed, layerOfKind } from '../reading/kinds';
 import { distanceKm, type Quake } from './keys';
 import { COMPATIBLE_LAYERS, NEWS, QUAKE } from './rules';
 import { similarity, textFeatures, type TextFeatures } from './text';
@@ -22,6 +23,14 @@ export interface EventText {
   /** Places and actors named (from entity extraction): the actor veto reads them. */
   places: string[];
   actors: string[];
+  /**
+   * What the reading (src/reading) found, carried from ingest: the event kind, the dead counted,
+   * the city placed. Language-independent, so reports in two languages can be compared. Absent
+   * on texts stored before they were carried and on feeds without a reading.
+   */
+  kind?: string | null;
+  dead?: number | null;
+  city?: string | null;
 }
 
 /** An event as the linker sees it. */
@@ -112,28 +121,59 @@ export function actorVeto(a: EventText, b: EventText): boolean {
   return true;
 }
 
-/** Words naming a kind of disaster, by kind, in the feeds' languages. */
-const HAZARDS: [string, RegExp][] = [
-  [
-    'earthquake',
-    /\b(?:earthquakes?|quakes?|tremors?|aftershocks?|séismes?|seismo|erdbeben|sismos?|terremotos?|землетрус\p{L}*|زلزال)/iu,
-  ],
-  [
-    'flood',
-    /\b(?:floods?|flooding|inondations?|hochwasser|überschwemmung\p{L}*|inundaç\p{L}+|inundaci\p{L}+|повін\p{L}*|наводнен\p{L}*|فيضان\p{L}*)/iu,
-  ],
-  [
-    'cyclone',
-    /\b(?:cyclones?|hurricanes?|typhoons?|ouragans?|hurrikan\p{L}*|tai?fun\p{L}*|huracan\p{L}*|furac\p{L}+)/iu,
-  ],
-  ['wildfire', /\b(?:wildfires?|bushfires?|forest fires?|incendies?|waldbr\p{L}+|incendios?|пожеж\p{L}*)/iu],
-  ['eruption', /\b(?:eruptions?|volcano\p{L}*|volcan\p{L}*|vulkan\p{L}*)/iu],
-];
+const kindCache = new WeakMap<EventText, Set<string>>();
 
-/** The kinds of disaster a text names. */
+/**
+ * The kinds of disaster a text reports: the kind its reading carried, else the disaster kinds
+ * its words name in any supported language (the one taxonomy, src/reading/data/kinds.json).
+ */
 export function hazardsOf(text: EventText): Set<string> {
-  const all = `${text.title} ${text.summary}`;
-  return new Set(HAZARDS.filter(([, pattern]) => pattern.test(all)).map(([kind]) => kind));
+  let kinds = kindCache.get(text);
+  if (!kinds) {
+    kinds =
+      text.kind && layerOfKind(text.kind) === 'disaster'
+        ? new Set([text.kind])
+        : new Set(kindsNamed(`${text.title} ${text.summary}`, 'disaster'));
+    kindCache.set(text, kinds);
+  }
+  return kinds;
+}
+
+/** The event kinds a text stands for when looked up: its reading's kind, else its disaster kinds. */
+function kindsOfText(text: EventText): string[] {
+  return text.kind ? [text.kind] : [...hazardsOf(text)];
+}
+
+const HOUR = 3_600_000;
+
+/**
+ * Two reports state the same facts (src/events/README.md, rule 3b): the same event kind, in a
+ * shared country, within `NEWS.factHours`, and the same casualty figure or the same city. Words
+ * play no part, so a Russian and an English report of one strike meet; distinct strikes of one
+ * war on one day differ in place or toll.
+ */
+export function sameFacts(
+  a: EventText,
+  aCountries: readonly string[],
+  b: EventText,
+  bCountries: readonly string[],
+  hours: number,
+): boolean {
+  if (!a.kind || a.kind !== b.kind || hours > NEWS.factHours) return false;
+  if (!aCountries.some((c) => bCountries.includes(c))) return false;
+  const sameDead = (a.dead ?? 0) > 0 && a.dead === b.dead;
+  const sameCity = Boolean(a.city) && a.city === b.city;
+  return sameDead || sameCity;
+}
+
+/**
+ * Distinct incidents of one kind: both texts place the event in a city, the cities differ, and
+ * the kind is an attack or a crime (a quake or a storm strikes many cities at once).
+ */
+export function distinctPlaces(a: EventText, b: EventText): boolean {
+  if (!a.city || !b.city || a.city === b.city || !a.kind || a.kind !== b.kind) return false;
+  const layer = layerOfKind(a.kind);
+  return layer === 'military' || layer === 'criminal';
 }
 
 function sharesHazard(signal: NewSignal, event: CandidateEvent): boolean {
@@ -203,10 +243,15 @@ export function matchSignal(signal: NewSignal, candidates: readonly CandidateEve
     const bar = newsThreshold(signal, event);
     if (bar === null) continue;
     const features = eventFeatures(event);
+    const hours = Math.abs(signal.publishedAt - event.lastSeenAt) / HOUR;
     let score = 0;
     for (let i = 0; i < features.length; i++) {
-      const s = similarity(signal.features, features[i]!);
-      if (s >= bar && actorVeto(signal.text, event.texts[i]!)) continue;
+      const text = event.texts[i]!;
+      if (distinctPlaces(signal.text, text)) continue;
+      let s = similarity(signal.features, features[i]!);
+      if (sameFacts(signal.text, signal.countryCodes, text, event.countryCodes, hours))
+        s = Math.max(s, bar + NEWS.factMargin);
+      if (s >= bar && actorVeto(signal.text, text)) continue;
       score = Math.max(score, s);
     }
     // The best event is the one cleared by the widest margin: a same-layer story beats an
@@ -262,16 +307,17 @@ export function termsOf(
 }
 
 /**
- * Index words for a disaster's kind in each of its countries (`hz:earthquake:CO`), so reports of
- * one disaster that share no name ("Colombia quake", "in shattered Cali") still meet.
+ * Index words for the event kinds of an event's texts in each of its countries
+ * (`hz:earthquake:CO`, `hz:shelling:UA`), so reports that share no word (two languages, or
+ * "Colombia quake" and "in shattered Cali") still meet. Disaster texts without a carried kind
+ * give the disaster kinds their words name.
  */
 export function hazardWords(
   layer: Layer,
   countries: readonly string[],
   texts: readonly EventText[],
 ): string[] {
-  if (layer !== 'disaster') return [];
-  const kinds = new Set(texts.flatMap((t) => [...hazardsOf(t)]));
+  const kinds = new Set(texts.flatMap((t) => (t.kind || layer === 'disaster' ? kindsOfText(t) : [])));
   return [...kinds].flatMap((kind) => countries.slice(0, 5).map((c) => `hz:${kind}:${c}`));
 }
 

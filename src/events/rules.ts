@@ -14,6 +14,10 @@ export const NEWS = {
   crossLayer: 0.46,
   /** Lower bar for two disaster reports of one country naming the same kind of disaster. */
   sameHazard: 0.08,
+  /** Reports stating the same facts (kind, country, toll or city) within this many hours are one event. */
+  factHours: 36,
+  /** The similarity margin a same-facts pair clears its bar by (it then competes with text matches). */
+  factMargin: 0.05,
   /** Higher bar when only one of the two names a country (no country agreement to lean on). */
   oneSidedCountry: 0.26,
   /** Words longer than this are known by their first letters (Magdeburg/Magdeburger, attack/attacks). */

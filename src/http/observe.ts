@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { databaseView, type Database } from '../db/client';
-import type { AppEnv, Logger } from '../deps';
+import type { AppEnv } from '../deps';
+import type { Logger } from '../log';
 import { requestStore } from '../store/deadline';
 import { storeView, type Store } from '../store/types';
 

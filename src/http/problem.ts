@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { requestOrigin } from './base-url';
+import { requestOrigin } from './origin';
 
 export interface FieldError {
   path: string;

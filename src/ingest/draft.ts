@@ -1,7 +1,8 @@
 import type { signals } from '../db/schema';
 import type { LinkInput, Membership } from '../events/link';
 import { regionOf } from '../vocab';
-import type { ExtractedEntity } from './entities';
+import type { ExtractedEntity } from '../reading/entities';
+import type { Classification } from '../reading/news';
 import { titleOf, type IngestItem } from './validate';
 
 /**
@@ -13,7 +14,8 @@ export interface SignalDraft {
   item: IngestItem;
   externalIds: readonly string[];
   upstreamUpdatedAt: Date | null;
-  classification: unknown;
+  /** The reader's reading of a news item (src/reading); linking compares its facts. */
+  classification: Classification | null;
   /** Extracted before the transaction when the caller can; otherwise by the pipeline. */
   entities?: ExtractedEntity[];
 }
@@ -91,5 +93,14 @@ export function linkInput(draft: SignalDraft): LinkInput {
     baseScore: item.significance_score,
     sourceName: item.source.name,
     sourceUrl: item.source_url,
+    ...(draft.classification
+      ? {
+          reading: {
+            kind: draft.classification.kind,
+            dead: draft.classification.casualties.dead,
+            city: item.city ?? null,
+          },
+        }
+      : {}),
   };
 }

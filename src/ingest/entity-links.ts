@@ -3,7 +3,7 @@ import { queryRows, type Database } from '../db/client';
 import { entities, signalEntities } from '../db/schema';
 import { chunks } from './chunks';
 import { insertRows } from './insert-rows';
-import type { ExtractedEntity } from './entities';
+import type { ExtractedEntity } from '../reading/entities';
 
 /**
  * Links each new signal (written) to the entities extracted from it, creating the entities

@@ -15,7 +15,7 @@ import { spikingSignals } from './anomaly';
 import { settleSources, upsertSources } from './batch-sources';
 import { chunks } from './chunks';
 import { draftOf, linkInput, newSignalRow, type SignalDraft } from './draft';
-import { extractEntities } from './entities';
+import { extractEntities } from '../reading/entities';
 import { linkEntities } from './entity-links';
 import { insertRows } from './insert-rows';
 import { nextTurn, turnEvery } from './turns';

@@ -4,7 +4,6 @@
  * ("25 killed", "kills 25", "death toll rises to 181"). The most conservative figure of each
  * kind is kept: reports disagree and the smallest is the one the text vouches for.
  */
-import type { LanguageRules } from './rules';
 
 export interface Casualties {
   dead: number | null;
@@ -39,7 +38,19 @@ export interface CasualtyMatcher {
   numbers: Map<string, number>;
 }
 
-export function casualtyMatcher(rules: LanguageRules): CasualtyMatcher {
+interface CasualtyWords {
+  after: string[];
+  before: string[];
+  single?: string[];
+}
+
+/** What a language's data file (data/<lang>/reading.json) gives the casualty reader. */
+export interface CasualtyData {
+  numbers: Record<string, number>;
+  casualties: { dead?: CasualtyWords; hurt?: CasualtyWords; missing?: CasualtyWords };
+}
+
+export function casualtyMatcher(rules: CasualtyData): CasualtyMatcher {
   const numbers = new Map(Object.entries(rules.numbers).map(([w, n]) => [w.toLowerCase(), n]));
   const words = [...numbers.keys()].sort((a, b) => b.length - a.length).map(fragment);
   const num = `(${DIGITS}${words.length ? `|${words.join('|')}` : ''})`;

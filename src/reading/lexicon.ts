@@ -80,3 +80,54 @@ export function found(terms: readonly Term[], t: Text): string[] {
 }
 
 export const anyIn = (terms: readonly Term[], t: Text): boolean => terms.some((term) => has(term, t));
+
+/**
+ * Many terms matched against one text in a single pass: terms are filed under their first three
+ * letters, and only the terms filed under the letters at each word start (or after a clitic) are
+ * compared there. Same matches as `has` for every term; a term that may begin inside a word
+ * (`*anschlag`) or does not begin with a letter is checked with `has`.
+ */
+export class TermIndex<T extends Term> {
+  private readonly byKey = new Map<string, T[]>();
+  private readonly loose: T[] = [];
+  private readonly prefixes: readonly string[];
+
+  constructor(terms: readonly T[]) {
+    this.prefixes = terms[0]?.prefixes ?? [];
+    for (const term of terms) {
+      if (term.head || term.core.length === 0 || !WORD.test(term.core[0]!)) {
+        this.loose.push(term);
+        continue;
+      }
+      const key = term.core.slice(0, 3);
+      const list = this.byKey.get(key);
+      if (list) list.push(term);
+      else this.byKey.set(key, [term]);
+    }
+  }
+
+  /** The terms found in the text. */
+  matches(t: Text): Set<T> {
+    const out = new Set<T>();
+    const { lower } = t;
+    for (const term of this.loose) if (has(term, t)) out.add(term);
+    for (let i = 0; i < lower.length; i++) {
+      if (!wordAt(lower, i) || wordAt(lower, i - 1)) continue;
+      this.at(lower, i, out);
+      for (const p of this.prefixes) if (lower.startsWith(p, i)) this.at(lower, i + p.length, out);
+    }
+    return out;
+  }
+
+  private at(lower: string, i: number, out: Set<T>): void {
+    for (let n = 1; n <= 3; n++) {
+      const list = this.byKey.get(lower.slice(i, i + n));
+      if (!list) continue;
+      for (const term of list) {
+        if (out.has(term) || !lower.startsWith(term.core, i)) continue;
+        if (!term.tail && wordAt(lower, i + term.core.length)) continue;
+        out.add(term);
+      }
+    }
+  }
+}

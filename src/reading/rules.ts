@@ -1,6 +1,8 @@
 /**
- * The reading rules of each supported language (data/<lang>/reading.json) and the event-kind
- * taxonomy (data/kinds.json), compiled once per language on first use.
+ * The fact rules of each supported language (data/<lang>/reading.json: event-kind words, hedges,
+ * scope words, number and casualty words) and the event-kind taxonomy (data/kinds.json), compiled
+ * once per language on first use. They state facts the model reads as features and the severity
+ * formula uses; whether an item is an event, its layer and valence come from the model (./model.ts).
  */
 import type { Layer, Valence } from '../vocab';
 import kindsFile from './data/kinds.json';
@@ -12,34 +14,19 @@ import fr from './data/fr/reading.json';
 import pt from './data/pt/reading.json';
 import ru from './data/ru/reading.json';
 import uk from './data/uk/reading.json';
-import { casualtyMatcher, type CasualtyMatcher } from './casualties';
-import { compileTerms, type Term } from './lexicon';
-
-interface CasualtyWords {
-  after: string[];
-  before: string[];
-  single?: string[];
-}
+import { casualtyMatcher, type CasualtyData, type CasualtyMatcher } from './casualties';
+import type { SupportedLanguage } from './language';
+import { compileTerms, TermIndex, type Term } from './lexicon';
 
 /** The shape of a data/<lang>/reading.json file. */
-export interface LanguageRules {
+export interface LanguageRules extends CasualtyData {
   prefixes?: string[];
-  /** Frequent words of the language, to overrule a detector's guess on short text. */
+  /** Frequent words of the language, to overrule a detector's guess on short text (./language.ts). */
   functionWords?: string[];
-  layers: Record<string, Record<string, number>>;
   kinds: Record<string, string[]>;
-  gate: { forms: string[]; never: string[]; topics: string[]; hard: string[] };
   hedges: string[];
-  resolution: string[];
-  escalation: string[];
-  update: string[];
   scope: string[];
-  numbers: Record<string, number>;
-  casualties: { dead?: CasualtyWords; hurt?: CasualtyWords; missing?: CasualtyWords };
 }
-
-export const SUPPORTED_LANGUAGES = ['en', 'fr', 'es', 'de', 'pt', 'ru', 'uk', 'ar'] as const;
-export type SupportedLanguage = (typeof SUPPORTED_LANGUAGES)[number];
 
 const FILES: Record<SupportedLanguage, LanguageRules> = { en, fr, es, de, pt, ru, uk, ar };
 
@@ -52,68 +39,38 @@ export interface Kind {
 export const KINDS = kindsFile.kinds as Record<string, Kind>;
 export const LAYER_DEFAULT_BASE = kindsFile.layerDefault;
 
+/** A kind word of a language, with the kind it names. */
+export type KindTerm = Term & { kind: string };
+
 export interface Compiled {
   lang: SupportedLanguage;
-  layers: { layer: Layer; terms: (Term & { weight: number })[] }[];
   kinds: { kind: string; terms: Term[] }[];
-  forms: Form[];
-  never: Form[];
-  topics: Term[];
-  hard: Term[];
+  /** Every kind word of the language, matched in one pass. */
+  kindIndex: TermIndex<KindTerm>;
   hedges: Term[];
-  resolution: Term[];
-  escalation: Term[];
-  update: Term[];
   scope: Term[];
   casualties: CasualtyMatcher;
 }
 
 const compiled = new Map<SupportedLanguage, Compiled>();
 
-/** `\b` of the form regexes, for every script: JavaScript's own `\b` knows only ASCII letters. */
-const UNICODE_BOUNDARY = '(?:(?<![\\p{L}\\p{N}])(?=[\\p{L}\\p{N}])|(?<=[\\p{L}\\p{N}])(?![\\p{L}\\p{N}]))';
-
-/** A headline form of the data files, keeping its written source for the `gate` explanation. */
-export interface Form {
-  source: string;
-  pattern: RegExp;
-}
-const formPattern = (source: string): Form => ({
-  source,
-  pattern: new RegExp(source.replaceAll('\\b', UNICODE_BOUNDARY), 'iu'),
-});
-
 export function rulesFor(lang: SupportedLanguage): Compiled {
   let c = compiled.get(lang);
   if (c) return c;
   const file = FILES[lang];
   const p = file.prefixes;
+  const kinds = Object.entries(file.kinds).map(([kind, terms]) => {
+    if (!KINDS[kind]) throw new Error(`reading/${lang}: unknown event kind ${kind}`);
+    return { kind, terms: compileTerms(terms, p) };
+  });
   c = {
     lang,
-    layers: Object.entries(file.layers).map(([layer, terms]) => ({
-      layer: layer as Layer,
-      terms: compileTerms(Object.keys(terms), p).map((t) => ({ ...t, weight: terms[t.term] ?? 0 })),
-    })),
-    kinds: Object.entries(file.kinds).map(([kind, terms]) => {
-      if (!KINDS[kind]) throw new Error(`reading/${lang}: unknown event kind ${kind}`);
-      return { kind, terms: compileTerms(terms, p) };
-    }),
-    forms: file.gate.forms.map(formPattern),
-    never: file.gate.never.map(formPattern),
-    topics: compileTerms(file.gate.topics, p),
-    hard: compileTerms(file.gate.hard, p),
+    kinds,
+    kindIndex: new TermIndex(kinds.flatMap(({ kind, terms }) => terms.map((t) => ({ ...t, kind })))),
     hedges: compileTerms(file.hedges, p),
-    resolution: compileTerms(file.resolution, p),
-    escalation: compileTerms(file.escalation, p),
-    update: compileTerms(file.update, p),
     scope: compileTerms(file.scope, p),
     casualties: casualtyMatcher(file),
   };
   compiled.set(lang, c);
   return c;
 }
-
-/** Languages whose function words can overrule the detector, with those words. */
-export const FUNCTION_WORDS: [SupportedLanguage, Set<string>][] = Object.entries(FILES)
-  .filter(([, file]) => file.functionWords?.length)
-  .map(([lang, file]) => [lang as SupportedLanguage, new Set(file.functionWords)]);

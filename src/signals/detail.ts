@@ -11,13 +11,17 @@ const Term = (description: string, example: number) => z.number().openapi({ desc
 /** How a news item was read (src/reading/README.md): why it scored what it did. */
 export const ClassificationSchema = z
   .object({
-    version: z.number().int().openapi({ description: 'Version of the reading rules.', example: 1 }),
+    version: z.number().int().openapi({
+      description: 'Version of the reading (2: the learned model; 1: the word rules).',
+      example: 2,
+    }),
     language: z
       .string()
       .nullable()
       .openapi({ description: 'Language given by the feed or detected.', example: 'en' }),
     read_as: z.string().nullable().openapi({
-      description: 'Language whose rules read the text (null: none of the eight).',
+      description:
+        'Language whose fact rules (event kinds, casualties, hedges) read the text (null: none of the eight).',
       example: 'en',
     }),
     layer: z.enum(LAYERS).nullable(),
@@ -26,8 +30,9 @@ export const ClassificationSchema = z
       .nullable()
       .openapi({ description: 'Event kind of the taxonomy.', example: 'mass_casualty_attack' }),
     matched: z.array(z.string()).openapi({
-      description: 'Rules that decided layer and kind.',
-      example: ['suicide bomb*', 'kind:mass_casualty_attack'],
+      description:
+        'Facts the rules matched (`kind:<kind>` for each event kind the text names); version 1: the words that decided.',
+      example: ['kind:mass_casualty_attack'],
     }),
     casualties: z.object({
       dead: z.number().nullable().openapi({ example: 25 }),
@@ -42,12 +47,26 @@ export const ClassificationSchema = z
         casualties: Term('min(3.5, 1.3 × log10(1 + dead + (hurt + missing) / 3)).', 1.9),
         scope: Term('+0.5 when several countries or a nationwide scope.', 0),
         hedge: Term('−1 when the headline hedges.', 0),
+        model: Term(
+          "The learned model's move of the rules' level (kind, casualties, scope, hedge) towards its own estimate, within ±3; absent before version 2.",
+          0.4,
+        ).optional(),
         tier: Term('Source tier adjustment.', 0),
       })
       .openapi({ description: 'The score is the sum of these terms, clamped to 0–10.' }),
     score: z.number().openapi({ example: 7.4 }),
     valence: z.enum(VALENCES),
-    valence_cue: z.string().openapi({ description: 'What set the valence.', example: 'casualties' }),
+    valence_cue: z
+      .string()
+      .openapi({ description: 'What set the valence (`model` since version 2).', example: 'model' }),
+    confidence: z
+      .object({
+        keep: z.number().openapi({ description: 'Probability that the item is a signal.', example: 0.97 }),
+        layer: z.number().openapi({ description: 'Probability of the layer read.', example: 0.88 }),
+        valence: z.number().openapi({ description: 'Probability of the valence read.', example: 0.74 }),
+      })
+      .optional()
+      .openapi({ description: "The learned model's probabilities (version 2 on)." }),
     llm: z
       .object({
         model: z.string(),

@@ -1,8 +1,6 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-// The light model (≈70 KB) keeps the Worker bundle small; it covers the major news languages.
-import { detectAll } from 'tinyld/light';
 import { round } from '../numbers';
-import { ConnectorError, type SourceItem } from './types';
+import { ConnectorError, type ParseContext, type SourceItem } from './types';
 
 export const TITLE_MAX = 300;
 export const CONTENT_MAX = 10_000;
@@ -235,35 +233,6 @@ export function num(value: unknown): number | null {
   const n =
     typeof value === 'number' ? value : typeof value === 'string' && value.trim() ? Number(value) : NaN;
   return Number.isFinite(n) ? n : null;
-}
-
-const LANGUAGE_TAG = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/;
-
-/** A language tag the ingest schema accepts ("en-GB" → "en-gb" kept; "English" → null). */
-export function languageTag(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  const tag = value.trim().toLowerCase().replace('_', '-');
-  return LANGUAGE_TAG.test(tag) ? tag : null;
-}
-
-/** Letters of text read by language detection: its cost is linear in the text (≈3 s per MiB). */
-const LANGUAGE_SAMPLE = 1000;
-
-/** Below this `tinyld` accuracy a guess is no better than noise on headlines ("Nepal Flash Flood…" → sv). */
-export const LANGUAGE_MIN_ACCURACY = 0.1;
-
-/**
- * Language of free text with `tinyld` (letters only: digits and "|" skew it), or null when the
- * text is short or the guess is weak; a missing language is better than a wrong one.
- */
-export function detectLanguage(text: string): string | null {
-  const letters = clipRaw(text, LANGUAGE_SAMPLE)
-    .replace(/[^\p{L}\s]/gu, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  if (letters.length < 20) return null;
-  const best = detectAll(letters.slice(0, LANGUAGE_SAMPLE))[0];
-  return best && best.accuracy >= LANGUAGE_MIN_ACCURACY ? languageTag(best.lang) : null;
 }
 
 /** A lat/lng pair when both are finite and in range, else both null. */

@@ -1,14 +1,13 @@
 import { readNewsItem, type NewsItemRead } from '../reading/news';
+import { detectLanguage, languageTag } from '../reading/language';
 import { UNREAD_LANGUAGE } from '../reading/read';
 import rules from './classify-rules.json';
 import {
   content,
-  detectLanguage,
   httpUrl,
   isRecord,
   isoDate,
   item,
-  languageTag,
   parseJson,
   plainText,
   requireArray,

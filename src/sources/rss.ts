@@ -1,4 +1,5 @@
 import { readNewsItem } from '../reading/news';
+import { languageTag } from '../reading/language';
 import { UNREAD_LANGUAGE } from '../reading/read';
 import {
   capItems,
@@ -7,7 +8,6 @@ import {
   isRecord,
   isoDate,
   item,
-  languageTag,
   parseJson,
   parseXml,
   plainText,
@@ -29,7 +29,18 @@ interface Entry {
   published: string | null;
   updated: string | null;
   language: string | null;
+  /** The feed's own categories (the reader's model reads them). */
+  categories: string[];
 }
+
+/** At most this many categories of an entry, each clipped: they are a hint, not content. */
+const MAX_CATEGORIES = 10;
+const CATEGORY_MAX = 80;
+const categoriesOf = (values: unknown[]): string[] =>
+  values
+    .map((v) => (typeof v === 'string' ? v : xmlText(v, CATEGORY_MAX)).trim().slice(0, CATEGORY_MAX))
+    .filter(Boolean)
+    .slice(0, MAX_CATEGORIES);
 
 /**
  * Any news feed: RSS 2.0 (and 1.0), Atom or JSON Feed. Items carry no layer or place, so they
@@ -74,6 +85,7 @@ function mapEntry(entry: Entry, context: ParseContext): SourceItem | null {
     link,
     language: entry.language,
     tier: context.source.tier,
+    categories: entry.categories,
   });
   const { reading } = read;
   if (reading.gate === UNREAD_LANGUAGE && context.notes) context.notes.unreadLanguage += 1;
@@ -115,6 +127,7 @@ function xmlFeed(document: string): Entry[] {
         published: isoDate(xmlText(it.pubDate) || xmlText(it['dc:date'])),
         updated: null,
         language: languageTag(xmlText(it['dc:language'])) ?? language,
+        categories: categoriesOf(asArray(it.category).slice(0, MAX_CATEGORIES)),
       }));
   }
   if (isRecord(root.feed)) {
@@ -130,6 +143,11 @@ function xmlFeed(document: string): Entry[] {
         published: isoDate(xmlText(entry.published)) ?? isoDate(xmlText(entry.updated)),
         updated: isoDate(xmlText(entry.updated)),
         language: languageTag(entry['@_xml:lang']) ?? language,
+        categories: categoriesOf(
+          asArray(entry.category)
+            .slice(0, MAX_CATEGORIES)
+            .map((c) => (isRecord(c) ? (c['@_label'] ?? c['@_term'] ?? '') : c)),
+        ),
       }));
   }
   throw new ConnectorError('rss: neither RSS nor Atom');
@@ -167,5 +185,10 @@ function jsonFeed(document: string): Entry[] {
       published: isoDate(it.date_published) ?? isoDate(it.date_modified),
       updated: isoDate(it.date_modified),
       language: languageTag(it.language) ?? language,
+      categories: categoriesOf(
+        asArray(it.tags)
+          .slice(0, MAX_CATEGORIES)
+          .filter((t) => typeof t === 'string'),
+      ),
     }));
 }

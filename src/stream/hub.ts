@@ -1,7 +1,7 @@
 import { and, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { apiKeys, signals } from '../db/schema';
-import type { Logger } from '../deps';
+import type { Logger } from '../log';
 import { readChanges, settledKey, type Change, type SyncKey } from './changes';
 import { matchesStream, type StreamFilter } from './filter';
 

@@ -1,5 +1,5 @@
 import { rootDatabase, type Database } from '../db/client';
-import type { Logger } from '../deps';
+import type { Logger } from '../log';
 
 /** The channel the `signals_notify_changes` trigger (drizzle/0019) notifies at each commit. */
 export const CHANGES_CHANNEL = 'signal_changes';

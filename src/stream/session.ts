@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import type { Database } from '../db/client';
-import type { Logger } from '../deps';
+import type { Logger } from '../log';
 import { distinctChanges, isAfter, readChanges, streamCursor, type Change, type SyncKey } from './changes';
 import type { StreamFilter } from './filter';
 import type { EndReason, StreamHub } from './hub';

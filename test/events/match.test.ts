@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractEntities } from '../../src/ingest/entities';
+import { extractEntities } from '../../src/reading/entities';
 import {
   actorVeto,
   featuresOf,
@@ -173,5 +173,57 @@ describe('facts before text', () => {
     expect(m.rule).toBe('upstream_key');
     expect(m.event.id).toBe(older.id);
     expect(m.merge.map((e) => e.id)).toEqual([newer.id]);
+  });
+});
+
+describe('one event across languages: the facts the reading carries', () => {
+  const carried = (title: string, facts: Pick<EventText, 'kind' | 'dead' | 'city'>): EventText => ({
+    ...text(title),
+    ...facts,
+  });
+  const withText = (t: EventText, over: Partial<NewSignal> = {}): NewSignal => ({
+    ...signal('placeholder', ''),
+    text: t,
+    features: featuresOf(t),
+    ...over,
+  });
+  const strikeEn = carried('Missile strike on Varnagrad apartment block kills 7', {
+    kind: 'missile_attack',
+    dead: 7,
+    city: 'Varnagrad',
+  });
+
+  it('links a Russian and an English report of one strike (same kind, country, toll)', () => {
+    const stored = event('', '', { texts: [strikeEn] });
+    const ru = carried('Ракетный удар по жилому дому: погибли семь человек', {
+      kind: 'missile_attack',
+      dead: 7,
+      city: null,
+    });
+    expect(similarity(featuresOf(ru), featuresOf(strikeEn))).toBeLessThan(NEWS.sameLayer);
+    expect(matchSignal(withText(ru), [stored])?.event.id).toBe(stored.id);
+  });
+
+  it('keeps them apart when the toll and the city differ, or the day is far', () => {
+    const stored = event('', '', { texts: [strikeEn] });
+    const other = carried('Ракетный удар по порту: погибли двое', {
+      kind: 'missile_attack',
+      dead: 2,
+      city: null,
+    });
+    expect(matchSignal(withText(other), [stored])).toBeNull();
+    const ru = carried('Ракетный удар по жилому дому: погибли семь человек', {
+      kind: 'missile_attack',
+      dead: 7,
+      city: null,
+    });
+    expect(matchSignal(withText(ru, { publishedAt: T0 + 40 * HOUR }), [stored])).toBeNull();
+  });
+
+  it('does not fold strikes on two cities on one day into one event, however alike the words', () => {
+    const a = carried('Shelling kills two in Varnagrad', { kind: 'shelling', dead: 2, city: 'Varnagrad' });
+    const b = carried('Shelling kills two in Ostrovets', { kind: 'shelling', dead: 2, city: 'Ostrovets' });
+    expect(similarity(featuresOf(a), featuresOf(b))).toBeGreaterThan(NEWS.sameLayer);
+    expect(matchSignal(withText(b), [event('', '', { texts: [a] })])).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Logger } from '../../src/deps';
+import type { Logger } from '../../src/log';
 import { startTestApp, testPglite, withTestApp, seedFixtures } from '../support/harness';
 
 /** A logger that keeps whole lines, fields included. */

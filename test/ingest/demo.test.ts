@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { isCountryCode, regionOf, REGIONS } from '../../src/countries';
 import { generateDemoSignals, type DemoItem } from '../../src/ingest/demo';
-import { extractEntities } from '../../src/ingest/entities';
+import { extractEntities } from '../../src/reading/entities';
 import { LAYERS, SOURCE_TIERS, VALENCES } from '../../src/vocab';
 
 const NOW = new Date('2025-06-01T12:00:00Z');

@@ -188,7 +188,12 @@ describe.each(backends)('the statements of one ingest batch on $name', (backend)
       ...(fields as Omit<SourceItem, 'external_ids'>),
       external_ids: ['statement:3-2'],
       upstream_updated_at: NOW.toISOString(),
-      classification: { rules: ['statement'] } as unknown as SourceItem['classification'],
+      // A reading's facts as the news connectors store them (kind and casualties feed linking).
+      classification: {
+        rules: ['statement'],
+        kind: null,
+        casualties: { dead: null, hurt: null, missing: null, evidence: [] },
+      } as unknown as SourceItem['classification'],
     };
     const upstream = { id: source.id, name: 'Statement Feed', tier: 'core' as const, url: null };
     const seen = await watch((counting) =>

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client';
+import { readNewsItem } from '../../src/reading/news';
 import { admin, backends, json, withTestApp, pushRssFeed } from '../support/harness';
 
 /**
@@ -37,17 +38,32 @@ describe.each(backends)('news reading on the signal and the source on $name', (b
     expect(ingested.accepted).toBe(1);
     const detail = await get(`/api/v1/signals/${ingested.ids[0]}`);
     expect(detail.status).toBe(200);
-    expect(detail.body).toMatchObject({ threat_layer: 'criminal', country_codes: ['IQ'] });
+    // what the reader reads of the item is what ingest stored and the detail view serves
+    const read = readNewsItem({
+      title: 'Car bomb kills 14 at market in Mosul, officials say',
+      summary: 'At least 30 people were wounded in the blast.',
+      link: 'https://wire.example/world/mosul-market',
+      language: null,
+      tier: 'core',
+    }).reading;
+    expect(detail.body).toMatchObject({ threat_layer: read.layer, country_codes: ['IQ'] });
     const c = detail.body.classification;
     expect(c).toMatchObject({
-      kind: 'mass_casualty_attack',
+      version: 2,
+      layer: read.layer,
+      kind: read.kind,
       read_as: 'en',
       casualties: { dead: 14, hurt: 30 },
-      valence: 'crisis',
+      valence: read.valence,
+      confidence: read.confidence,
     });
     // the score is the sum of its terms
     const t = c.terms;
-    expect(detail.body.significance_score).toBeCloseTo(t.base + t.casualties + t.scope + t.hedge + t.tier, 5);
+    expect(detail.body.significance_score).toBeCloseTo(
+      t.base + t.casualties + t.scope + t.hedge + t.model + t.tier,
+      5,
+    );
+    // the fact rules name the kind whatever layer the model reads
     expect(c.matched).toContain('kind:mass_casualty_attack');
   });
 

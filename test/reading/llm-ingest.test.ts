@@ -20,7 +20,7 @@ type Json = Record<string, any>;
 
 const feed = `<?xml version="1.0" encoding="UTF-8"?>
 <rss version="2.0"><channel><title>Grader wire</title><link>https://grader.example/</link>
-<item><title>Artillery shelling hits border town in Freedonia</title><description>Homes were damaged.</description>
+<item><title>Artillery shelling kills three in border town in Freedonia</title><description>Homes were damaged and roads cut.</description>
   <link>https://grader.example/world/shelling</link><pubDate>Mon, 23 Nov 2026 08:00:00 GMT</pubDate></item>
 <item><title>Watch: how the night unfolded</title><description>Video.</description>
   <link>https://grader.example/av/night</link><pubDate>Mon, 23 Nov 2026 08:05:00 GMT</pubDate></item>

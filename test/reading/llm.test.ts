@@ -4,6 +4,7 @@ import { clearGradeCache, gradeNewsItems, MAX_RAISE } from '../../src/reading/ll
 import { readNewsItem } from '../../src/reading/news';
 import type { SourceItem } from '../../src/sources/types';
 import { startFakeLlm, type Reply } from './fake-llm';
+import { fixedModel } from './fixed-model';
 
 // A loopback OpenAI-compatible server answering with `answer`.
 let fake: Awaited<ReturnType<typeof startFakeLlm>>;
@@ -27,9 +28,11 @@ beforeEach(() => {
 
 const loopbackFetch: OutboundFetch = (input, init) => fetch(input, init);
 
-// Invented headlines, read by the rules as the rss connector would.
+// Invented headlines, read as the rss connector would, by a model that keeps them as military
+// crises: the grader is what is tested here, not the trained weights.
+const keeper = fixedModel({ keep: true, layer: 'military', valence: 'crisis' });
 function item(title: string): SourceItem {
-  const read = readNewsItem({ title, summary: '', link: null, language: 'en', tier: 'community' });
+  const read = readNewsItem({ title, summary: '', link: null, language: 'en', tier: 'community' }, keeper);
   return {
     threat_layer: read.reading.layer ?? 'political',
     significance_score: read.reading.score,

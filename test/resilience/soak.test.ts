@@ -4,7 +4,7 @@ import autocannon from 'autocannon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { benchStore } from '../../bench/store';
 import type { DatabaseHandle } from '../../src/db/client';
-import type { Logger } from '../../src/deps';
+import type { Logger } from '../../src/log';
 import { postgresDatabase } from '../../src/db/node';
 import { generateDemoSignals } from '../../src/ingest/demo';
 import { ingestSignals } from '../../src/ingest/pipeline';

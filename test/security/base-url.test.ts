@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isValidHost } from '../../src/http/base-url';
+import { isValidHost } from '../../src/http/origin';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { FIXTURE } from '../support/fixture';
 import { startTestApp, type TestApp, withTestApp } from '../support/harness';

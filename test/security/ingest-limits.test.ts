@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client';
-import { extractEntities, extractionWork } from '../../src/ingest/entities';
+import { extractEntities, extractionWork } from '../../src/reading/entities';
 import { MAX_INGEST_ITEMS } from '../../src/ingest/pipeline';
 import { FIXTURE } from '../support/fixture';
 import { admin, withTestApp } from '../support/harness';

@@ -9,7 +9,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { sources } from '../../src/db/schema';
 import { ingestDocument } from '../../src/ingest/upstream';
-import { detectLanguage } from '../../src/sources/common';
+import { detectLanguage } from '../../src/reading/language';
 import { connectorFor } from '../../src/sources/registry';
 import { seedCatalogue } from '../../src/sources/rows';
 import { context, parse } from './support';

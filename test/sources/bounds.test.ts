@@ -9,13 +9,13 @@ import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client';
 import {
   CONTENT_MAX,
-  detectLanguage,
   MAX_DOCUMENT_ITEMS,
   plainText,
   title,
   TITLE_MAX,
   TooManyItemsError,
 } from '../../src/sources/common';
+import { detectLanguage } from '../../src/reading/language';
 import { seedCatalogue } from '../../src/sources/rows';
 import { ConnectorError } from '../../src/sources/types';
 import { admin, startTestApp, withTestApp } from '../support/harness';

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { classify } from '../../src/sources/classify';
 import {
   countriesInText,
   countryAt,
@@ -11,43 +10,6 @@ import {
 } from '../../src/sources/geo';
 import { revisionOf, revisionValence } from '../../src/sources/revision';
 import type { SourceItem } from '../../src/sources/types';
-
-describe("classification rules (the connectors' door onto src/reading)", () => {
-  it('reads layer, kind-based score and valence', () => {
-    // ransomware on a hospital: kind ransomware_critical 6.5, community −0.5
-    expect(classify('Ransomware gang hacks hospital network', '', 'community')).toMatchObject({
-      layer: 'cyber',
-      score: 6,
-      valence: 'crisis',
-    });
-    // earthquake 5 + casualties 1.3·log10(1 + 200) = 3 → 8
-    expect(classify('Earthquake: hundreds killed in Herat', '', 'core')).toMatchObject({
-      layer: 'disaster',
-      score: 8,
-    });
-  });
-
-  it('drops sport, entertainment, retrospectives and text that matches no layer', () => {
-    expect(classify('Champions League final: striker scores twice', '', 'core')).toBeNull();
-    expect(classify('Missile strike film wins at box office', '', 'core')).toBeNull();
-    expect(classify('Ten years on: remembering the earthquake', '', 'core')).toBeNull();
-    expect(classify('First celestial image unveiled from revolutionary telescope', '', 'core')).toBeNull();
-    // "army" alone weighs 1
-    expect(classify('Army band plays in the park', '', 'core')).toBeNull();
-  });
-
-  it('reads resolution from the headline only', () => {
-    expect(classify('Ceasefire agreed after missile strikes', '', 'core')?.valence).toBe('resolution');
-    expect(
-      classify('Bride shot dead in attack', 'the ceremony ended in an exchange of fire', 'core')?.valence,
-    ).toBe('crisis');
-  });
-
-  it('matches whole words, not fragments', () => {
-    // "war" must not match "warm" or "award"
-    expect(classify('Warm award ceremony', '', 'core')).toBeNull();
-  });
-});
 
 describe('country rules', () => {
   it('reads feed names, ISO3 codes and points (territory level)', () => {

@@ -1061,8 +1061,8 @@ export interface components {
         /** @description How a news item (rss, gdelt, unlabelled ReliefWeb) was read; null for feeds with their own severity facts. */
         Classification: {
             /**
-             * @description Version of the reading rules.
-             * @example 1
+             * @description Version of the reading (2: the learned model; 1: the word rules).
+             * @example 2
              */
             version: number;
             /**
@@ -1071,7 +1071,7 @@ export interface components {
              */
             language: string | null;
             /**
-             * @description Language whose rules read the text (null: none of the eight).
+             * @description Language whose fact rules (event kinds, casualties, hedges) read the text (null: none of the eight).
              * @example en
              */
             read_as: string | null;
@@ -1083,9 +1083,8 @@ export interface components {
              */
             kind: string | null;
             /**
-             * @description Rules that decided layer and kind.
+             * @description Facts the rules matched (`kind:<kind>` for each event kind the text names); version 1: the words that decided.
              * @example [
-             *       "suicide bomb*",
              *       "kind:mass_casualty_attack"
              *     ]
              */
@@ -1132,6 +1131,11 @@ export interface components {
                  */
                 hedge: number;
                 /**
+                 * @description The learned model's move of the rules' level (kind, casualties, scope, hedge) towards its own estimate, within ±3; absent before version 2.
+                 * @example 0.4
+                 */
+                model?: number;
+                /**
                  * @description Source tier adjustment.
                  * @example 0
                  */
@@ -1142,10 +1146,28 @@ export interface components {
             /** @enum {string} */
             valence: "crisis" | "update" | "resolution";
             /**
-             * @description What set the valence.
-             * @example casualties
+             * @description What set the valence (`model` since version 2).
+             * @example model
              */
             valence_cue: string;
+            /** @description The learned model's probabilities (version 2 on). */
+            confidence?: {
+                /**
+                 * @description Probability that the item is a signal.
+                 * @example 0.97
+                 */
+                keep: number;
+                /**
+                 * @description Probability of the layer read.
+                 * @example 0.88
+                 */
+                layer: number;
+                /**
+                 * @description Probability of the valence read.
+                 * @example 0.74
+                 */
+                valence: number;
+            };
             /** @description Present when the optional LLM grader changed the rules' reading: the rules' layer, score and valence, and the graded ones (never more than 2 above the rules' score). */
             llm?: {
                 model: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { COUNTRIES } from '../../src/countries';
-import { extractEntities, type ExtractedEntity } from '../../src/ingest/entities';
+import { extractEntities, type ExtractedEntity } from '../../src/reading/entities';
 import { readPlaces } from '../../src/reading/places';
 
 const find = (entities: ExtractedEntity[], name: string) => entities.find((e) => e.name === name);

@@ -1,5 +1,5 @@
 /**
- * Named-entity extraction for ingested signals: deterministic, rule-based and dependency-free,
+ * Named-entity extraction for ingested signals (word lists: data/en/entities.json): deterministic, rule-based and dependency-free,
  * so it runs identically in Node and on Cloudflare Workers at thousands of texts per batch.
  *
  * How it works:
@@ -27,7 +27,9 @@
  *    towards the full name seen in the same text ("Gen. Tarek Osman"). Results are sorted by
  *    count descending then name, capped at 20.
  */
-import { englishPlaceNames } from '../reading/places';
+import lists from './data/en/entities.json';
+import { englishPlaceNames } from './places';
+import { fold } from './places-text';
 import type { EntityType } from '../vocab';
 
 export interface ExtractedEntity {
@@ -54,240 +56,23 @@ let work = 0;
  */
 export const extractionWork = (): number => work;
 
-const words = (list: string): string[] => list.trim().split(/\s+/);
-const lowerSet = (list: string): ReadonlySet<string> => new Set(words(list).map((w) => w.toLowerCase()));
+const set = (list: readonly string[]): ReadonlySet<string> => new Set(list);
 
-const ORGANIZATIONS: Record<string, string[]> = {
-  'United Nations': ['UN', 'U.N.'],
-  'UN Security Council': ['Security Council', 'UNSC'],
-  'UN General Assembly': ['General Assembly'],
-  NATO: ['North Atlantic Treaty Organization'],
-  'World Health Organization': ['WHO'],
-  'International Monetary Fund': ['IMF'],
-  'World Bank': [],
-  'World Trade Organization': ['WTO'],
-  'World Food Programme': ['WFP', 'World Food Program'],
-  UNICEF: [],
-  UNHCR: ['UN Refugee Agency'],
-  OCHA: [],
-  UNIFIL: [],
-  'European Union': ['EU', 'E.U.'],
-  'European Commission': [],
-  'European Central Bank': ['ECB'],
-  'African Union': ['AU'],
-  ASEAN: ['Association of Southeast Asian Nations'],
-  OPEC: [],
-  ECOWAS: [],
-  'Arab League': [],
-  'Gulf Cooperation Council': ['GCC'],
-  G7: [],
-  G20: [],
-  'International Committee of the Red Cross': ['ICRC'],
-  'Red Cross': [],
-  'Red Crescent': [],
-  'Médecins Sans Frontières': ['MSF', 'Doctors Without Borders'],
-  'Amnesty International': [],
-  'Human Rights Watch': [],
-  Interpol: [],
-  Europol: [],
-  'International Criminal Court': ['ICC'],
-  'International Court of Justice': ['ICJ'],
-  'International Atomic Energy Agency': ['IAEA'],
-  'Africa CDC': [],
-  'Centers for Disease Control and Prevention': ['CDC'],
-  Gavi: [],
-  'Federal Reserve': ['Fed'],
-  'Bank of England': [],
-  'Bank of Japan': [],
-  "People's Bank of China": ['PBOC'],
-  'Reserve Bank of India': ['RBI'],
-  'Central Bank of Nigeria': ['CBN'],
-  'South African Reserve Bank': [],
-  'Central Bank of Egypt': [],
-  'Central Bank of Kenya': [],
-  'Central Bank of Argentina': [],
-  'Central Bank of Brazil': [],
-  'Central Bank of Turkey': [],
-  'Bank of Canada': [],
-  'Reserve Bank of Australia': [],
-  'Swiss National Bank': [],
-  Bundesbank: [],
-  'State Bank of Pakistan': [],
-  'Bank of Ghana': [],
-  'Bank Indonesia': [],
-  'Bank of Korea': [],
-  'Bangladesh Bank': [],
-  'National Bank of Ukraine': [],
-  'Bank of Russia': [],
-  'Bank of Mexico': ['Banxico'],
-  Pentagon: [],
-  Kremlin: [],
-  FBI: [],
-  CIA: [],
-  NSA: [],
-  CISA: [],
-  GCHQ: [],
-  Mossad: [],
-  Hamas: [],
-  Hezbollah: [],
-  Houthis: ['Houthi'],
-  Taliban: [],
-  'Islamic State': ['ISIS', 'ISIL'],
-  'al-Shabaab': ['Al-Shabaab', 'al-Shabab'],
-  'Boko Haram': [],
-  'Wagner Group': [],
-  'Rapid Support Forces': ['RSF'],
-  'Sudanese Armed Forces': ['SAF'],
-  'Israel Defense Forces': ['IDF'],
-  "People's Liberation Army": ['PLA'],
-  M23: [],
-  'Sinaloa Cartel': [],
-  'Jalisco New Generation Cartel': ['CJNG'],
-  'Lazarus Group': [],
-  Maersk: [],
-  'Mediterranean Shipping Company': ['MSC'],
-  'CMA CGM': [],
-  'Hapag-Lloyd': [],
-  COSCO: [],
-  Microsoft: [],
-  Google: [],
-  Apple: [],
-  'Amazon Web Services': ['AWS'],
-  Meta: [],
-  Nvidia: [],
-  TSMC: [],
-  Samsung: [],
-  Intel: [],
-  ASML: [],
-  Huawei: [],
-  Tesla: [],
-  Boeing: [],
-  Airbus: [],
-  Shell: [],
-  BP: [],
-  ExxonMobil: [],
-  Chevron: [],
-  TotalEnergies: [],
-  'Saudi Aramco': ['Aramco'],
-  Gazprom: [],
-  Rosneft: [],
-  Glencore: [],
-  'Rio Tinto': [],
-  BHP: [],
-  Pfizer: [],
-  Moderna: [],
-  CrowdStrike: [],
-  Cloudflare: [],
-  SpaceX: [],
-  Starlink: [],
-  SWIFT: [],
-  Toyota: [],
-  Volkswagen: [],
-  Foxconn: [],
-  Siemens: [],
-  Eskom: [],
-  'Federal Office for Information Security': ['BSI'],
-};
-
-const TITLES =
-  lowerSet(`president vice prime minister premier chancellor king queen prince princess emir sheikh
-sultan ayatollah pope general gen. gen lieutenant lt. lt colonel col. col major maj. captain capt. sergeant sgt.
-admiral adm. brigadier brig. marshal commander cmdr. commissioner governor gov. senator sen. representative rep.
-congressman congresswoman mayor ambassador envoy secretary secretary-general director director-general chairman
-chairwoman chair chief ceo cfo spokesman spokeswoman spokesperson judge prosecutor dr. dr doctor professor prof. mr.
-mr mrs. mrs ms. ms sir dame lord deputy acting former president-elect superintendent inspector rev. bishop
-archbishop imam rabbi mp lawmaker warlord`);
-
-const PERSON_CUES_BEFORE =
-  lowerSet(`spokesman spokeswoman spokesperson leader chief commander minister president
-governor director secretary ambassador envoy mayor candidate lawmaker senator official economist analyst executive
-founder chairman chairwoman ceo negotiator general colonel activist journalist researcher rapporteur coordinator
-representative judge prosecutor lawyer adviser advisor head boss warlord strongman premier`);
-
-const PERSON_CUES_AFTER = lowerSet('said says told added warned stated wrote');
-
-const ORG_KEYWORDS =
-  lowerSet(`ministry ministries department agency authority bank army navy forces force guard
-guards police command corps brigade brigades battalion regiment militia council commission committee assembly
-parliament senate court tribunal corporation corp corp. inc inc. ltd ltd. llc plc gmbh group holdings company co.
-industries technologies systems labs motors airlines airways railways railway shipping petroleum energy telecom
-pharmaceuticals party front movement alliance coalition federation union association institute university college
-hospital foundation fund organization organisation office bureau service services directorate secretariat
-administration board exchange cartel gang syndicate network collective center centre observatory mission programme
-program cabinet confederation society troops league chamber consortium congress`);
-
-const PLACE_SUFFIXES =
-  lowerSet(`province region district county governorate oblast state city valley river strait sea
-ocean gulf bay island islands peninsula mountains hills desert delta canal corridor airport harbour harbor crossing
-square prefecture municipality territory territories coast highlands plateau basin pass`);
-
-const PLACE_PREFIXES = lowerSet('port mount lake gulf strait cape fort bay isle sea');
-
-const HYPHEN_MODIFIERS =
-  lowerSet(`backed led based linked made born owned run controlled style era funded allied
-aligned held affiliated sponsored bound wide flagged registered speaking majority dominated friendly`);
-
-const LOCATION_PREPOSITIONS = lowerSet('in near from outside around');
-
-const STOP_WORDS =
-  lowerSet(`the a an this that these those there here it its he she they we i you his her their our
-my your them him and or but so yet nor if when while where whereas as because since although though after before
-during despite following amid among according meanwhile however moreover furthermore also still then thus therefore
-nevertheless nonetheless instead earlier later today yesterday tomorrow tonight now last next on in at by for from
-to with without within over under about across against between into through toward towards upon of off out up down
-near around all some many most more several few both each every other another such no not one two three four five
-six seven eight nine ten first second third monday tuesday wednesday thursday friday saturday sunday january february
-march april may june july august september october november december breaking update updated exclusive analysis
-opinion officials authorities residents witnesses sources analysts experts what who which why how whether is are
-was were will would could should might can must has have had do does did be been being please read watch live
-photos video`);
-
-const MINOR_WORDS =
-  lowerSet(`a an the of in on at to for and or but nor as by with from into over amid after vs via
-per up off out near than`);
-
-const JOINERS = lowerSet('of for de del della der den van von da do dos das du la le bin ibn al el y e');
-const NAME_PARTICLES = lowerSet('de del della der den van von da do dos das du la le bin ibn al el');
-
-const ACRONYM_STOP_WORDS =
-  lowerSet(`gdp ceo cfo ai lng utc gmt am pm covid id it tv ok ev cpi ipo etf vpn usd eur gbp
-jpy cny ngn egp ars sms gps hiv aids tb pdf api mp km kg mph ngo pr hr ii iii iv ict ot ics scada cve rce`);
-
-const FIRST_NAMES =
-  lowerSet(`james john robert michael william david richard joseph thomas charles christopher daniel
-matthew anthony mark donald steven paul andrew joshua kevin brian george edward ronald timothy jason jeffrey ryan
-jacob gary nicholas eric jonathan stephen larry justin scott brandon benjamin samuel gregory frank alexander patrick
-jack dennis jerry tyler aaron henry adam peter nathan zachary kyle noah ethan jordan chad mary patricia jennifer linda
-elizabeth barbara susan jessica sarah karen nancy lisa margaret betty sandra ashley dorothy kimberly emily donna
-michelle carol amanda melissa deborah stephanie rebecca laura sharon cynthia kathleen amy shirley angela helen anna
-brenda pamela nicole emma samantha katherine christine rachel catherine carolyn janet maria heather diane julie
-olivia victoria kelly lauren christina joan evelyn judith megan andrea cheryl hannah jacqueline martha gloria teresa
-ann sara madison frances kathryn janice jean abigail alice julia sophia grace rose claire sophie charlotte lucy
-emmanuel jean-pierre jean-baptiste pierre louis francois françois philippe nicolas olivier julien antoine marc
-marie isabelle nathalie camille amelie hans klaus jurgen jürgen wolfgang stefan markus tobias lukas katrin ursula
-angela friedrich olaf annalena ricardo carlos jose josé juan luis jorge miguel alejandro diego javier fernando
-gabriel rafael andres andrés martin martín pablo sergio eduardo manuel francisco santiago mateo lucia lucía sofia
-valentina camila isabella paula gabriela daniela ana laura carmen elena rosa fernanda joao joão pedro lucas
-tiago rodrigo beatriz mariana vladimir dmitry dmitri sergei sergey alexei alexey ivan mikhail nikolai andrei yuri
-igor oleg pavel viktor boris anatoly olga natalia tatiana irina svetlana ekaterina volodymyr oleksandr oleksiy
-andriy mykola taras olena yulia oksana kateryna petro mohammed muhammad mohamed mohammad ahmed ahmad ali hassan
-hussein hussain omar umar khalid abdullah abdel abdul ibrahim youssef yusuf mustafa mahmoud tarek tariq karim kareem
-hamid hamdan salem saleh salman faisal fahad nasser walid amir samir fatima aisha aysha amina layla leila mariam
-maryam noura nour zainab yasmin huda rania farida kemal mehmet ahmet mustafa recep emre ayse ayşe zeynep elif reza
-hossein javad abbas narges kwame kofi yaw ama akosua chinwe chidi emeka ngozi oluwaseun olayemi bola tunde musa
-aliyu yakubu uhuru william peter wanjiru wanjala grace thabo cyril sipho nomvula jacob moussa mamadou seydou
-amadou ousmane aminata fatou awa ibrahima cheikh abdoulaye jean-claude felix félix denis joseph-marie kalala
-tshisekedi patrice raj rahul amit arjun vijay sanjay anil sunil ravi priya anjali sunita deepa narendra imran
-nawaz asif bilal ayesha sana rafiq nasir shafiq sheikh hasina khaleda tanvir farhan kamal li wang zhang chen liu
-yang huang zhao wu zhou xu sun ma zhu hu guo lin he gao luo xi wei ming hiroshi takashi kenji haruto yuki akira
-sakura yuko shinzo fumio kim park lee choi jung min-jun seo-yeon ji-ho hyun joko prabowo rodrigo ferdinand maria
-nguyen tran le pham somchai thaksin aung min nay kyaw hun anwar mahathir lawrence jacinda anthony penny chris
-justin pierre-luc mélanie melanie jagmeet doug danielle gustavo petro claudia andrés lula jair javier gabriel nayib
-xiomara daniel nicolas delcy edmundo juan-carlos marco giorgia mario giuseppe alessandro francesca elena matteo
-andrzej tomasz piotr krzysztof agnieszka katarzyna pieter sanne jan willem lars sven erik ingrid astrid mette
-magnus niels björn bjorn dimitris kostas nikos maria ioannis giorgos zoran aleksandar milos ana dragan azamat
-nursultan kassym-jomart shavkat emomali sadyr aigerim dinara bakhyt tedros abiy getachew hamza 
-salva riek paul-henri yoweri bobi kizza hakainde samia john-paul`);
+const ORGANIZATIONS: Record<string, string[]> = lists.organizations;
+const TITLES = set(lists.titles);
+const PERSON_CUES_BEFORE = set(lists.personCuesBefore);
+const PERSON_CUES_AFTER = set(lists.personCuesAfter);
+const ORG_KEYWORDS = set(lists.orgKeywords);
+const PLACE_SUFFIXES = set(lists.placeSuffixes);
+const PLACE_PREFIXES = set(lists.placePrefixes);
+const HYPHEN_MODIFIERS = set(lists.hyphenModifiers);
+const LOCATION_PREPOSITIONS = set(lists.locationPrepositions);
+const STOP_WORDS = set(lists.stopWords);
+const MINOR_WORDS = set(lists.minorWords);
+const JOINERS = set(lists.joiners);
+const NAME_PARTICLES = set(lists.nameParticles);
+const ACRONYM_STOP_WORDS = set(lists.acronymStopWords);
+const FIRST_NAMES = set(lists.firstNames);
 
 interface GazetteerEntry {
   keys: string[];
@@ -331,21 +116,11 @@ const SENTENCE_END = /^(?:[.!?]+|[\r\n]+|:)$/;
 const LETTER = /\p{L}/u;
 const UPPER_START = /^\p{Lu}/u;
 const PARTICLE_NAME = /^(?:al|el|ad|ash|bin|ibn|abu|ben)-\p{Lu}/u;
-const NON_ASCII = /[^\x00-\x7f]/;
-const COMBINING_MARKS = /\p{M}/gu;
 const ACRONYM = /^\p{Lu}[\p{Lu}\p{N}]{1,5}$/u;
 const DEMONYM_ENDING = /(?:ian|ean|ese|ish)$/;
 const ALL_UPPER_WORD = /^[\p{Lu}\p{N}.&'’-]+$/u;
 const POSSESSIVE = /^(.+?)['’]s$|^(.+s)['’]$/u;
 const SENTENCE_START_FILLER = /(?:ly|ing)$/;
-
-/** Lower case without accents, so "Bogotá" and "Bogota" are one entity. */
-const fold = (text: string): string => {
-  const lower = text.toLowerCase();
-  return NON_ASCII.test(lower)
-    ? lower.normalize('NFD').replace(COMBINING_MARKS, '').replace(/’/g, "'")
-    : lower;
-};
 
 function makeToken(raw: string): Token {
   if (!LETTER.test(raw[0] ?? '')) {
