@@ -60,7 +60,12 @@ function openStream(key: string, sampled: boolean): Promise<void> {
   });
 }
 
-process.on('message', async (message: { open?: string[]; measure?: boolean; report?: boolean }) => {
+process.on(
+  'message',
+  (message: { open?: string[]; measure?: boolean; report?: boolean }) => void onMessage(message),
+);
+
+async function onMessage(message: { open?: string[]; measure?: boolean; report?: boolean }) {
   if (message.open) {
     const keys = message.open;
     for (let i = 0; i < keys.length; i += 50) {
@@ -76,4 +81,4 @@ process.on('message', async (message: { open?: string[]; measure?: boolean; repo
       process.exit(0);
     });
   }
-});
+}

@@ -62,8 +62,6 @@ const stats = () =>
     server.once('message', (m) => resolve(m as Stats));
     server.send('stats');
   });
-const { hostname, port } = new URL(ready.url);
-
 const latencies: number[] = [];
 /** Commit time (ms) by transaction start (the signals' updated_at, ms): from the NOTIFY. */
 const commits = new Map<number, number>();

@@ -34,7 +34,7 @@ import { systemRoutes } from './routes/system';
 import { trendingRoutes } from './routes/trending';
 import { webhookRoutes } from './routes/webhooks';
 
-export const OPENAPI_PATH = '/api/v1/openapi.json';
+const OPENAPI_PATH = '/api/v1/openapi.json';
 
 /** Where a key goes on the docs page, and where one comes from. */
 const KEY_HINT =

@@ -23,7 +23,7 @@ export function writeJsonl(file: string, rows: readonly unknown[]): void {
 
 /** The title identity the scorer uses (../shared/news-eval/score.mjs `normTitle`). */
 export const normTitle = (t: unknown): string =>
-  String(t ?? '')
+  (typeof t === 'string' ? t : '')
     .normalize('NFKC')
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, ' ')

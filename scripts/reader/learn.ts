@@ -42,7 +42,7 @@ export const DEFAULT_OPTIONS: TrainOptions = {
 };
 
 /** A small seeded generator (mulberry32): the shuffle is the same on every run. */
-export function random(seed: number): () => number {
+function random(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -102,7 +102,7 @@ export function train(examples: readonly Example[], options: TrainOptions = DEFA
           const j = base + k;
           const g = gk * v + l2 * weights[j]!;
           squares[j] = squares[j]! + g * g;
-          weights[j] = weights[j]! - (rates[k]! * g) / Math.sqrt(squares[j]!);
+          weights[j] = weights[j]! - (rates[k]! * g) / Math.sqrt(squares[j]);
         }
       }
       for (let k = 0; k < OUTPUTS; k++) {

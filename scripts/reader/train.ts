@@ -236,7 +236,10 @@ function metrics(reads: readonly Read[]) {
     const { label } = row;
     const pred = new Set(row.place.countries);
     const allowed = new Set([...(label.countries ?? []), ...(label.also_countries ?? [])]);
-    for (const c of pred) allowed.has(c) ? tp++ : fp++;
+    for (const c of pred) {
+      if (allowed.has(c)) tp++;
+      else fp++;
+    }
     for (const c of label.countries ?? []) if (!pred.has(c)) fn++;
     if (reading.layer === label.layer) layerStrict++;
     if (reading.layer === label.layer || (label.alt_layers ?? []).includes(reading.layer!)) layerOk++;

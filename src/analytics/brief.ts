@@ -65,7 +65,7 @@ export interface BriefData {
 }
 
 /** Reads the past 4 hours: signals by score, top co-mentioned entities and totals. */
-export async function briefData(db: Database, now: Date): Promise<BriefData> {
+async function briefData(db: Database, now: Date): Promise<BriefData> {
   const start = new Date(now.getTime() - BRIEF.windowHours * HOUR_MS);
   const [s, e] = [start.toISOString(), now.toISOString()];
   const inWindow = sql`published_at > ${s}::timestamptz AND published_at <= ${e}::timestamptz`;
@@ -141,7 +141,7 @@ const fmt = (n: number) => (Math.round(n * 10) / 10).toString();
  *   then peak score, top 5; with no anomaly, the layers with the most crisis signals.
  * - Key entities: the 8 entities named in the most signals of the window.
  */
-export function heuristicBrief(data: BriefData): BriefBody {
+function heuristicBrief(data: BriefData): BriefBody {
   const { signals, totals } = data;
   if (signals.length === 0) {
     return {
@@ -230,7 +230,7 @@ export function heuristicBrief(data: BriefData): BriefBody {
 }
 
 /** The JSON the LLM must answer with; anything else is rejected and the heuristic used. */
-export const LlmBriefSchema = z
+const LlmBriefSchema = z
   .object({
     headline: z.string().min(1).max(300),
     executive_summary: z.string().min(1).max(3000),
@@ -276,7 +276,7 @@ const LLM_ANSWER_CAP_BYTES = 1024 * 1024;
  * Throws on timeout, HTTP error, malformed JSON, a shape the schema refuses, or a citation of a
  * signal or entity that was not given; the caller then uses the heuristic.
  */
-export async function llmBrief(fetcher: OutboundFetch, llm: LlmConfig, data: BriefData): Promise<BriefBody> {
+async function llmBrief(fetcher: OutboundFetch, llm: LlmConfig, data: BriefData): Promise<BriefBody> {
   const given = data.signals.slice(0, BRIEF.topSignals);
   const input = {
     window: windowOf(data.start, data.end),

@@ -4,7 +4,7 @@ import type { signals } from '../db/schema';
 import { CursorError, encodeCursor, fingerprint, isPgTime, isUuid, readCursor } from '../signals/cursor';
 import { DAY_MS, iso, windowOf } from './sql';
 
-export const ENTITY_GRAPH = { maxNodes: 20 } as const;
+const ENTITY_GRAPH = { maxNodes: 20 } as const;
 
 interface MatchRow {
   id: string;

@@ -59,7 +59,7 @@ export function spikeRatio(recent: number, baseline: number): number {
 }
 
 /** The expected count of one 6-hour window given a 7-day baseline count. */
-export const expectedPerWindow = (baseline: number) => round(perWindow(baseline));
+const expectedPerWindow = (baseline: number) => round(perWindow(baseline));
 
 export interface TrendInput {
   key: string;

@@ -78,7 +78,7 @@ export async function runStatement<T>(db: Database, { sql, params }: Statement):
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
 
 /** Ingest transactions may wait longer than reads (on hot aggregate rows under load). */
-export const WRITE_STATEMENT_TIMEOUT = '60s';
+const WRITE_STATEMENT_TIMEOUT = '60s';
 
 /**
  * Raises the statement timeout to `WRITE_STATEMENT_TIMEOUT` for the rest of transaction `tx`

@@ -10,7 +10,7 @@ export type WidgetTheme = (typeof WIDGET_THEMES)[number];
 
 /** `map` (map and its table), `list` (signals), `auto` (the map above the list in a tall frame). */
 export const WIDGET_VIEWS = ['auto', 'map', 'list'] as const;
-export type WidgetView = (typeof WIDGET_VIEWS)[number];
+type WidgetView = (typeof WIDGET_VIEWS)[number];
 
 /** Events the widget's map reads at most, strongest first: bounds the page whatever the window. */
 export const WIDGET_MAP_EVENTS = 2000;
@@ -18,7 +18,7 @@ export const WIDGET_MAP_EVENTS = 2000;
 const WIDGET_MAP_MARKS = 120;
 
 /** Seconds between in-place refreshes of the list. */
-export const WIDGET_REFRESH_SECONDS = 120;
+const WIDGET_REFRESH_SECONDS = 120;
 const SUMMARY_CHARS = 180;
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 

@@ -487,7 +487,7 @@ type FreshMember = Pick<
  * too; their settled membership is returned instead of written. Work is proportional to the
  * events' members.
  */
-export async function refreshEvents(
+async function refreshEvents(
   db: Database,
   eventIds: string[],
   fresh: FreshMember[] = [],

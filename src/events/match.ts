@@ -60,7 +60,7 @@ export interface NewSignal {
   features: TextFeatures;
 }
 
-export type LinkRule = 'upstream_key' | 'quake' | 'news';
+type LinkRule = 'upstream_key' | 'quake' | 'news';
 
 export interface Match {
   event: CandidateEvent;
@@ -81,7 +81,7 @@ function factMatch(events: CandidateEvent[], rule: LinkRule): Match | null {
 }
 
 /** True when two quake reports are one earthquake (QUAKE limits). */
-export function sameQuake(a: Quake, b: Quake): boolean {
+function sameQuake(a: Quake, b: Quake): boolean {
   return (
     Math.abs(a.at - b.at) <= QUAKE.minutes * 60_000 &&
     Math.abs(a.magnitude - b.magnitude) <= QUAKE.magnitude + 1e-9 &&
@@ -127,7 +127,7 @@ const kindCache = new WeakMap<EventText, Set<string>>();
  * The kinds of disaster a text reports: the kind its reading carried, else the disaster kinds
  * its words name in any supported language (the one taxonomy, src/reading/data/kinds.json).
  */
-export function hazardsOf(text: EventText): Set<string> {
+function hazardsOf(text: EventText): Set<string> {
   let kinds = kindCache.get(text);
   if (!kinds) {
     kinds =
@@ -152,7 +152,7 @@ const HOUR = 3_600_000;
  * play no part, so a Russian and an English report of one strike meet; distinct strikes of one
  * war on one day differ in place or toll.
  */
-export function sameFacts(
+function sameFacts(
   a: EventText,
   aCountries: readonly string[],
   b: EventText,
@@ -170,7 +170,7 @@ export function sameFacts(
  * Distinct incidents of one kind: both texts place the event in a city, the cities differ, and
  * the kind is an attack or a crime (a quake or a storm strikes many cities at once).
  */
-export function distinctPlaces(a: EventText, b: EventText): boolean {
+function distinctPlaces(a: EventText, b: EventText): boolean {
   if (!a.city || !b.city || a.city === b.city || !a.kind || a.kind !== b.kind) return false;
   const layer = layerOfKind(a.kind);
   return layer === 'military' || layer === 'criminal';
@@ -183,7 +183,7 @@ function sharesHazard(signal: NewSignal, event: CandidateEvent): boolean {
 }
 
 /** The similarity a pair needs, by layers and countries; null when they may never link. */
-export function newsThreshold(signal: NewSignal, event: CandidateEvent): number | null {
+function newsThreshold(signal: NewSignal, event: CandidateEvent): number | null {
   if (!layersLink(signal.threatLayer, event.threatLayer)) return null;
   const a = signal.countryCodes;
   const b = event.countryCodes;
@@ -215,7 +215,7 @@ export function featuresOf(text: EventText): TextFeatures {
 }
 
 /** Features of an event's texts (cached on the event). */
-export function eventFeatures(event: CandidateEvent): TextFeatures[] {
+function eventFeatures(event: CandidateEvent): TextFeatures[] {
   event.features ??= event.texts.map(featuresOf);
   return event.features;
 }

@@ -82,7 +82,7 @@ export const COMPATIBLE_LAYERS: Record<Layer, readonly Layer[]> = {
 export const CORROBORATION = { perPublisher: 0.25, max: 1 } as const;
 
 /** Score bounds of the API. */
-export const MAX_SCORE = 10;
+const MAX_SCORE = 10;
 
 /** The corroboration term for an event told by `publishers` independent publishers. */
 export function corroborationTerm(publishers: number): number {

@@ -6,7 +6,7 @@ import { requestStore } from '../store/deadline';
 import { storeView, type Store } from '../store/types';
 
 /** Milliseconds spent waiting on each backing service during one request. */
-export interface Timing {
+interface Timing {
   db: number;
   store: number;
 }
@@ -14,7 +14,7 @@ export interface Timing {
 const WELL_FORMED_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
 /** The caller's `X-Request-Id` when it is well formed (8–128 of `A-Z a-z 0-9 . _ : -`), else a new UUID. */
-export const requestIdFor = (sent: string | undefined): string =>
+const requestIdFor = (sent: string | undefined): string =>
   sent && WELL_FORMED_ID.test(sent) ? sent : crypto.randomUUID();
 
 async function timed<T>(timing: Timing, part: keyof Timing, work: Promise<T>): Promise<T> {
@@ -64,7 +64,7 @@ function viewTemplate(db: Database): ViewTemplate {
  * request (the bound transaction methods) are made once per database: a request adds only its
  * client and two small objects, since garbage is much of the app's CPU on a hot read.
  */
-export function timedDatabase(db: Database, timing: Timing): Database {
+function timedDatabase(db: Database, timing: Timing): Database {
   const shared = db as unknown as { $client: DriverClient };
   const template = viewTemplate(db);
   const client: DriverClient = {
@@ -79,11 +79,11 @@ export function timedDatabase(db: Database, timing: Timing): Database {
 }
 
 /** `store` for one request, timing every call. */
-export const timedStore = (store: Store, timing: Timing): Store =>
+const timedStore = (store: Store, timing: Timing): Store =>
   storeView(store, (call) => timed(timing, 'store', call() as Promise<unknown>));
 
 /** `log` with the request id on every line. */
-export function loggerWith(log: Logger, fields: Record<string, unknown>): Logger {
+function loggerWith(log: Logger, fields: Record<string, unknown>): Logger {
   return {
     info: (message, more) => log.info(message, { ...fields, ...more }),
     warn: (message, more) => log.warn(message, { ...fields, ...more }),
@@ -94,7 +94,7 @@ export function loggerWith(log: Logger, fields: Record<string, unknown>): Logger
 const ms = (value: number) => value.toFixed(1);
 
 /** The `Server-Timing` value: database, store and whole-request milliseconds. */
-export const serverTiming = (timing: Timing, total: number) =>
+const serverTiming = (timing: Timing, total: number) =>
   `db;dur=${ms(timing.db)};desc="database", store;dur=${ms(timing.store)};desc="rate limits and cache", total;dur=${ms(total)}`;
 
 const RESPONDERS = ['body', 'json', 'text', 'html', 'newResponse'] as const;

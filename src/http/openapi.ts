@@ -41,18 +41,16 @@ export function createRouter() {
   const generate = router.getOpenAPI31Document;
   router.getOpenAPI31Document = (config, options) => completeDocument(generate(config, options));
   const register = router.openapi;
-  router.openapi = ((route, handler, hook) => {
+  router.openapi = (route, handler, hook) => {
     const declared = declaredQuery(route.request?.query);
     if (!declared) return register(route, handler, hook);
     const given = route.middleware ?? [];
     // After the route's own middleware (edge cache, access), just before its validators.
     const middleware = [...(Array.isArray(given) ? given : [given]), rejectUnknownParams(declared)];
     return register({ ...route, middleware }, handler, hook);
-  }) as typeof register;
+  };
   return router;
 }
-
-export type AppRouter = ReturnType<typeof createRouter>;
 
 export const ProblemSchema = z
   .object({
@@ -172,7 +170,7 @@ interface Operation extends Json {
   responses: Record<string, Json & { headers?: Json; content?: Json }>;
 }
 
-export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 const CURSOR_PATTERN = '^[A-Za-z0-9_-]+$';
 
@@ -279,7 +277,7 @@ const pascal = (word: string) =>
  * A stable operationId from method and path: `GET /api/v1/webhooks/{id}/deliveries` is
  * `getWebhooksByIdDeliveries` (the `/api/v1` or `/api` prefix dropped).
  */
-export function operationIdFor(method: string, path: string): string {
+function operationIdFor(method: string, path: string): string {
   const segments = path
     .replace(/^\/api(\/v1)?/, '')
     .split('/')
@@ -433,7 +431,7 @@ const PROJECT_INFO = {
  * headers, `If-None-Match`/304 with `ETag` where conditional GET works, the cache headers, the
  * self-describing routes, the `webhooks` section, tags with descriptions, license and contact.
  */
-export function completeDocument<T extends object>(generated: T): T {
+function completeDocument<T extends object>(generated: T): T {
   const doc = structuredClone(generated) as unknown as Json & {
     info: Json;
     paths: Record<string, Record<string, Operation>>;

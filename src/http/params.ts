@@ -139,10 +139,10 @@ export const textParam = (max: number) =>
     .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
 
 /** The deepest `offset` a list accepts; deeper pages are read by cursor. */
-export const MAX_OFFSET = 10_000;
+const MAX_OFFSET = 10_000;
 
 /** A list's `offset`, at most `MAX_OFFSET`: deep offsets cost in proportion to their depth. */
-export const offsetParam = () =>
+const offsetParam = () =>
   z
     .string()
     .regex(INTEGER, 'must be a whole number')

@@ -141,7 +141,7 @@ export const ERRORS_DOC_PATH = '/api/v1/docs/errors';
  * it resolves wherever the API runs. Without an origin it is the same reference, relative.
  * @example problemType('not_found', 'https://api.example.org') // 'https://api.example.org/api/v1/docs/errors#not_found'
  */
-export const problemType = (code: ProblemCode, origin = '') => `${origin}${ERRORS_DOC_PATH}#${code}`;
+const problemType = (code: ProblemCode, origin = '') => `${origin}${ERRORS_DOC_PATH}#${code}`;
 
 /**
  * The one error the app throws: rendered as RFC 9457 problem+json with a stable `code`.

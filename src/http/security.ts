@@ -14,7 +14,7 @@ const EXPOSED = [
 ].join(',');
 
 /** The widget: the only page any other page (any origin, `file:`, `about:blank`) may frame. */
-export const FRAMEABLE_PATH = '/embed';
+const FRAMEABLE_PATH = '/embed';
 
 /**
  * CORS for any origin without credentials, and the security headers every answer carries: every

@@ -77,7 +77,7 @@ export async function ingestSignals(
   );
   const ids = await db.transaction(async (tx) => {
     await allowWriteTime(tx);
-    return storeSignals(tx as unknown as Database, drafts);
+    return storeSignals(tx, drafts);
   });
   options.onCommitted?.({ ids });
   result.accepted = ids.length;
@@ -86,7 +86,7 @@ export async function ingestSignals(
 }
 
 /** Extracts the entities of drafts that lack them, with a turn of the event loop every so often. */
-export async function withEntities(drafts: SignalDraft[]): Promise<SignalDraft[]> {
+async function withEntities(drafts: SignalDraft[]): Promise<SignalDraft[]> {
   const turn = turnEvery();
   for (const draft of drafts) {
     if (draft.entities) continue;

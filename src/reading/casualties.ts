@@ -84,7 +84,7 @@ export function casualtyMatcher(rules: CasualtyData): CasualtyMatcher {
 }
 
 /** The value of a figure: digits with thousands separators, or a number word. */
-export function figure(text: string, numbers: Map<string, number>): number | null {
+function figure(text: string, numbers: Map<string, number>): number | null {
   const t = text.toLowerCase().replace(/\s+/g, ' ');
   if (/^\d/.test(t)) {
     const n = Number(t.replace(/[,.\u00a0\u202f ]/g, ''));

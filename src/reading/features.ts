@@ -11,10 +11,10 @@ import type { Casualties } from './casualties';
 import { fold } from './places-text';
 
 /** Hash buckets: 2^16 keeps the int8 weight table near 0.7 MiB gzipped (2^17 took 1.4 MiB). */
-export const FEATURE_BITS = 16;
+const FEATURE_BITS = 16;
 export const DIMENSION = 1 << FEATURE_BITS;
 /** Only this much of the summary is read into features (the labelled summaries are clipped so). */
-export const SUMMARY_FEATURE_CHARS = 300;
+const SUMMARY_FEATURE_CHARS = 300;
 
 /** The facts a reading states before the model decides (./read.ts `readFacts`). */
 export interface ReadFacts {
@@ -54,7 +54,7 @@ function hashFrom(seed: number, text: string): number {
 }
 
 /** The bucket of a named feature (`kind:shooting`, `sec:opinion`). */
-export const bucketOf = (name: string): number => hashFrom(FNV_OFFSET, name) & (DIMENSION - 1);
+const bucketOf = (name: string): number => hashFrom(FNV_OFFSET, name) & (DIMENSION - 1);
 
 const SEEDS = {
   titleWord: hashFrom(FNV_OFFSET, 'tw:'),
@@ -72,7 +72,7 @@ const TOKEN = /[\p{L}\p{N}]+/gu;
 const DIGITS = /^\p{N}+$/u;
 
 /** Folded word tokens; a number becomes its digit count (`#2`), so figures generalise. */
-export function tokensOf(text: string): string[] {
+function tokensOf(text: string): string[] {
   const out: string[] = [];
   for (const m of fold(text).matchAll(TOKEN)) {
     const w = m[0];

@@ -22,11 +22,11 @@ export const isSupported = (lang: string | null | undefined): lang is SupportedL
   typeof lang === 'string' && (SUPPORTED_LANGUAGES as readonly string[]).includes(lang);
 
 /** Only this much of the text is given to the detector. */
-export const DETECT_PREFIX = 300;
+const DETECT_PREFIX = 300;
 /** Letters read by free-text detection: its cost is linear in the text (≈3 s per MiB). */
 const LANGUAGE_SAMPLE = 1000;
 /** Below this `tinyld` accuracy a guess is no better than noise on headlines ("Nepal Flash Flood…" → sv). */
-export const LANGUAGE_MIN_ACCURACY = 0.1;
+const LANGUAGE_MIN_ACCURACY = 0.1;
 
 const LANGUAGE_TAG = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/;
 

@@ -86,8 +86,7 @@ export function softmax(s: ArrayLike<number>, from: number, n: number): number[]
   return out.map((e) => e / sum);
 }
 
-export const argmax = (p: readonly number[]): number =>
-  p.reduce((best, v, i) => (v > p[best]! ? i : best), 0);
+const argmax = (p: readonly number[]): number => p.reduce((best, v, i) => (v > p[best]! ? i : best), 0);
 export const layerOf = (p: Prediction): Layer => LAYERS[argmax(p.layers)]!;
 export const valenceOf = (p: Prediction): Valence => VALENCES[argmax(p.valences)]!;
 
@@ -144,7 +143,7 @@ let shipped: LinearModel | null = null;
 /** The shipped model, decoded on first use (module-level: read-only, safe to share). */
 export function shippedModel(): LinearModel {
   if (shipped) return shipped;
-  const file = modelFile as ModelFile;
+  const file = modelFile;
   if (file.dimension !== DIMENSION || file.outputs !== OUTPUTS)
     throw new Error(
       `reading: data/model.json is for ${file.dimension}×${file.outputs}, the code reads ${DIMENSION}×${OUTPUTS}`,

@@ -22,7 +22,7 @@ export type Classification = Omit<NewsReading, 'event' | 'gate' | 'score'> & {
 };
 
 /** Bumped when the reading changes meaning, so stored readings can be told apart (2: the learned model). */
-export const READING_VERSION = 2;
+const READING_VERSION = 2;
 
 export interface NewsItemRead extends Located {
   reading: NewsReading;

@@ -17,14 +17,14 @@ import { KINDS, LAYER_DEFAULT_BASE, rulesFor, type Compiled } from './rules';
 /** The gate of items in a language without rules whose kind or place is unclear: counted per source. */
 export const UNREAD_LANGUAGE = 'unread language';
 /** Only this much of the summary is read: headlines and ledes carry the facts. */
-export const SUMMARY_PREFIX = 1000;
+const SUMMARY_PREFIX = 1000;
 
-export const CASUALTY_FACTOR = 1.3;
-export const CASUALTY_CAP = 3.5;
-export const SCOPE_BONUS = 0.5;
-export const HEDGE_PENALTY = -1;
+const CASUALTY_FACTOR = 1.3;
+const CASUALTY_CAP = 3.5;
+const SCOPE_BONUS = 0.5;
+const HEDGE_PENALTY = -1;
 
-export interface ScoreTerms {
+interface ScoreTerms {
   base: number;
   casualties: number;
   scope: number;
@@ -35,7 +35,7 @@ export interface ScoreTerms {
 }
 
 /** The model's confidence in what it decided (probabilities, two decimals). */
-export interface Confidence {
+interface Confidence {
   keep: number;
   layer: number;
   valence: number;
@@ -147,7 +147,7 @@ function kindOf(facts: ReadFacts, layer: Layer): string | null {
 }
 
 /** The rules' severity level of an item of `layer`: kind base + casualties + scope + hedge. */
-export function ruleLevel(
+function ruleLevel(
   facts: ReadFacts,
   layer: Layer,
 ): Omit<ScoreTerms, 'model' | 'tier'> & { kind: string | null } {
@@ -161,7 +161,7 @@ export function ruleLevel(
   };
 }
 
-const confidenceOf = (p: Prediction, layer: Layer | null, valence: Valence): Confidence => ({
+const confidenceOf = (p: Prediction, layer: Layer | null): Confidence => ({
   keep: hundredth(p.keep),
   layer: layer ? hundredth(Math.max(...p.layers)) : 0,
   valence: hundredth(Math.max(...p.valences)),
@@ -218,7 +218,7 @@ export function decideNews(prepared: PreparedNews, model: LinearModel = shippedM
       score: 0,
       valence: 'update',
       valence_cue: 'model',
-      confidence: confidenceOf(prediction, null, 'update'),
+      confidence: confidenceOf(prediction, null),
     };
   }
   const terms: ScoreTerms = {
@@ -254,6 +254,6 @@ export function decideNews(prepared: PreparedNews, model: LinearModel = shippedM
     score,
     valence,
     valence_cue: 'model',
-    confidence: confidenceOf(prediction, layer, valence),
+    confidence: confidenceOf(prediction, layer),
   };
 }

@@ -19,7 +19,7 @@ import type { SupportedLanguage } from './language';
 import { compileTerms, TermIndex, type Term } from './lexicon';
 
 /** The shape of a data/<lang>/reading.json file. */
-export interface LanguageRules extends CasualtyData {
+interface LanguageRules extends CasualtyData {
   prefixes?: string[];
   /** Frequent words of the language, to overrule a detector's guess on short text (./language.ts). */
   functionWords?: string[];
@@ -40,7 +40,7 @@ export const KINDS = kindsFile.kinds as Record<string, Kind>;
 export const LAYER_DEFAULT_BASE = kindsFile.layerDefault;
 
 /** A kind word of a language, with the kind it names. */
-export type KindTerm = Term & { kind: string };
+type KindTerm = Term & { kind: string };
 
 export interface Compiled {
   lang: SupportedLanguage;

@@ -9,7 +9,7 @@ import { SignalSchema, signalJson } from './serialize';
 const Term = (description: string, example: number) => z.number().openapi({ description, example });
 
 /** How a news item was read (src/reading/README.md): why it scored what it did. */
-export const ClassificationSchema = z
+const ClassificationSchema = z
   .object({
     version: z.number().int().openapi({
       description: 'Version of the reading (2: the learned model; 1: the word rules).',

@@ -1,6 +1,6 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { round } from '../numbers';
-import { ConnectorError, type ParseContext, type SourceItem } from './types';
+import { ConnectorError, type SourceItem } from './types';
 
 export const TITLE_MAX = 300;
 export const CONTENT_MAX = 10_000;
@@ -38,7 +38,7 @@ export function parseJson(document: string, what: string): unknown {
   }
 }
 
-export const stripBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+const stripBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 
 export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -93,7 +93,7 @@ export function parseXml(document: string, what: string): Record<string, unknown
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
 
 /** Resolves the standard XML entities and numeric character references; others stay as written. */
-export function decodeXmlText(text: string): string {
+function decodeXmlText(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (whole, ref: string) => {
     if (ref[0] === '#') {
       const code = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
@@ -107,14 +107,14 @@ export function decodeXmlText(text: string): string {
  * Raw characters read of a field stored as at most `max` characters: room for markup and
  * entities (a tag-heavy summary keeps less text, never more work).
  */
-export const rawBound = (max: number): number => max * 4 + 1024;
+const rawBound = (max: number): number => max * 4 + 1024;
 
 /**
  * The first `rawBound(max)` characters of raw text, without a tag or entity cut in half at the
  * end. Every per-character step (decoding, tag stripping, language detection) runs on this,
  * never on the upstream's full text: a 9 MiB description costs what a 40 KB one does.
  */
-export function clipRaw(text: string, max: number): string {
+function clipRaw(text: string, max: number): string {
   const bound = rawBound(max);
   if (text.length <= bound) return text;
   return text.slice(0, bound).replace(/<[^>]*$|&#?[a-z0-9]*$/i, '');

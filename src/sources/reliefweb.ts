@@ -19,7 +19,7 @@ import { ConnectorError, type Connector, type ParseContext, type SourceItem } fr
 import type { Layer } from '../vocab';
 
 /** The fields the catalogue URL asks for (`fields[include][]`): layer hints, countries, language, body. */
-export const RELIEFWEB_FIELDS = [
+const RELIEFWEB_FIELDS = [
   'title',
   'url',
   'date',

@@ -11,7 +11,7 @@ import type { SourceTier, Valence } from '../vocab';
 export const TIER_ADJUSTMENT: Record<SourceTier, number> = { core: 0, community: -0.5, discovered: -1 };
 
 /** Below this final score a first report is an `update`, not a `crisis`. */
-export const CRISIS_THRESHOLD = 4;
+const CRISIS_THRESHOLD = 4;
 
 /** The final score: base plus tier, clamped to 0–10, one decimal. */
 export function finalScore(base: number, tier: SourceTier): number {
@@ -26,7 +26,7 @@ export function firstReportValence(score: number, ended = false): Valence {
 
 // USGS ------------------------------------------------------------------------------------------
 
-export const PAGER_FLOOR: Record<string, number> = { green: 0, yellow: 6, orange: 7.5, red: 9 };
+const PAGER_FLOOR: Record<string, number> = { green: 0, yellow: 6, orange: 7.5, red: 9 };
 
 export interface QuakeFacts {
   mag: number | null;
@@ -44,7 +44,7 @@ export function usgsBase({ mag, alert, tsunami, sig }: QuakeFacts): number {
 
 // GDACS -----------------------------------------------------------------------------------------
 
-export const GDACS_LEVEL: Record<string, number> = { green: 3, orange: 6, red: 8.5 };
+const GDACS_LEVEL: Record<string, number> = { green: 3, orange: 6, red: 8.5 };
 
 export interface GdacsFacts {
   alertLevel: string;
@@ -68,7 +68,7 @@ export function gdacsBase({ alertLevel, eventType, severityValue, severityUnit }
 
 // EONET -----------------------------------------------------------------------------------------
 
-export const EONET_CATEGORY: Record<string, number> = {
+const EONET_CATEGORY: Record<string, number> = {
   severeStorms: 5,
   volcanoes: 5,
   floods: 5,
@@ -98,21 +98,21 @@ export function eonetBase(category: string, magnitude: number | null, unit: stri
 
 // NWS -------------------------------------------------------------------------------------------
 
-export const NWS_SEVERITY: Record<string, number> = {
+const NWS_SEVERITY: Record<string, number> = {
   Extreme: 8,
   Severe: 6,
   Moderate: 4,
   Minor: 2,
   Unknown: 2,
 };
-export const NWS_URGENCY: Record<string, number> = {
+const NWS_URGENCY: Record<string, number> = {
   Immediate: 1,
   Expected: 0.5,
   Future: 0,
   Past: -1,
   Unknown: 0,
 };
-export const NWS_CERTAINTY: Record<string, number> = {
+const NWS_CERTAINTY: Record<string, number> = {
   Observed: 0.5,
   Likely: 0,
   Possible: -0.5,

@@ -19,7 +19,7 @@ export interface SyncKey {
 }
 
 /** What a change is: a new signal, a revision of a stored one, or a withdrawal. */
-export type ChangeKind = 'signal' | 'update' | 'retraction';
+type ChangeKind = 'signal' | 'update' | 'retraction';
 
 export interface Change {
   key: SyncKey;
@@ -114,7 +114,7 @@ export async function readChanges(
  * that passes the other filters (the signal a `distinct=event` list shows). Events without one
  * are absent. One query.
  */
-export async function eventLeads(
+async function eventLeads(
   db: Database,
   filter: StreamFilter,
   eventIds: string[],

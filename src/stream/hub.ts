@@ -9,7 +9,7 @@ import { matchesStream, type StreamFilter } from './filter';
 export type EndReason = 'lifetime' | 'slow_reader' | 'key_revoked' | 'unavailable' | 'shutdown';
 
 /** One open stream as the hub sees it: its filter, its key, and where its changes go. */
-export interface StreamSubscriber {
+interface StreamSubscriber {
   filter: StreamFilter;
   keyId: string;
   /** Changes that pass `filter` (all but `distinct`), in sync order, after `Subscription.start`. */
@@ -17,7 +17,7 @@ export interface StreamSubscriber {
   end(reason: EndReason): void;
 }
 
-export interface Subscription {
+interface Subscription {
   /** Where live delivery starts: every change after it is delivered, none before it. */
   start: SyncKey;
   close(): void;

@@ -2,7 +2,7 @@ import { rootDatabase, type Database } from '../db/client';
 import type { Logger } from '../log';
 
 /** The channel the `signals_notify_changes` trigger (drizzle/0019) notifies at each commit. */
-export const CHANGES_CHANNEL = 'signal_changes';
+const CHANGES_CHANNEL = 'signal_changes';
 
 interface PgliteClient {
   listen(channel: string, callback: () => void): Promise<() => Promise<void>>;

@@ -15,23 +15,23 @@ const eventId = z.string().openapi({
 const signalEvent = (type: 'signal' | 'update' | 'retraction', name: string, description: string) =>
   z.object({ id: eventId, event: z.literal(type), data: SignalSchema }).openapi(name, { description });
 
-export const StreamSignalEventSchema = signalEvent(
+const StreamSignalEventSchema = signalEvent(
   'signal',
   'StreamSignalEvent',
   'A new signal, as `/api/v1/signals` serialises it (with `distinct=event`, its event’s lead).',
 );
-export const StreamUpdateEventSchema = signalEvent(
+const StreamUpdateEventSchema = signalEvent(
   'update',
   'StreamUpdateEvent',
   'A stored signal changed: revised upstream, rescored, corroborated or joined to an event (with `distinct=event`, the event’s lead after the change).',
 );
-export const StreamRetractionEventSchema = signalEvent(
+const StreamRetractionEventSchema = signalEvent(
   'retraction',
   'StreamRetractionEvent',
   'The upstream withdrew the signal (`retracted_at` is set); with `distinct=event`, the event has no matching signal left.',
 );
 
-export const StreamEndSchema = z
+const StreamEndSchema = z
   .object({
     reason: z.enum(['lifetime', 'slow_reader', 'key_revoked', 'unavailable', 'shutdown']).openapi({
       description:
@@ -41,7 +41,7 @@ export const StreamEndSchema = z
   })
   .openapi('StreamEnd');
 
-export const StreamEndEventSchema = z
+const StreamEndEventSchema = z
   .object({ id: eventId, event: z.literal('end'), data: StreamEndSchema })
   .openapi('StreamEndEvent', {
     description: 'The last event of a stream: why it ends and the cursor to reconnect with.',
@@ -56,5 +56,3 @@ export const StreamEventSchema = z
     StreamEndEventSchema,
   ])
   .openapi('StreamEvent');
-
-export type StreamEvent = z.infer<typeof StreamEventSchema>;

@@ -5,7 +5,7 @@ import { distinctChanges, isAfter, readChanges, streamCursor, type Change, type 
 import type { StreamFilter } from './filter';
 import type { EndReason, StreamHub } from './hub';
 
-export type StreamConfig = Pick<
+type StreamConfig = Pick<
   Config,
   'STREAM_HEARTBEAT_MS' | 'STREAM_MAX_LIFETIME_MS' | 'STREAM_RETRY_MS' | 'STREAM_BUFFER_BYTES'
 >;

@@ -12,8 +12,8 @@ import type { DispatchSummary } from './schemas';
 import { deliveryBody } from './payload';
 import type { WebhookRow } from './service';
 
-export const BATCH_SIZE = 100;
-export const DELIVERIES_PER_RUN = 10;
+const BATCH_SIZE = 100;
+const DELIVERIES_PER_RUN = 10;
 /** Failing this long (consecutive failures only) pauses a webhook. */
 export const PAUSE_AFTER_MS = 3 * 24 * 60 * 60 * 1000;
 const MINUTE = 60_000;
@@ -159,7 +159,7 @@ const sharesCountry = (webhook: WebhookFilters, table: typeof signals) =>
  * For `distinct_events` webhooks `min_score` is the event's severity (its strongest live
  * signal's score), so an echo that lifts its event to the threshold matches.
  */
-export function webhookConditions(webhook: WebhookFilters): SQL | undefined {
+function webhookConditions(webhook: WebhookFilters): SQL | undefined {
   const distinct = webhook.distinctEvents === true;
   return and(
     signalConditions({

@@ -9,7 +9,7 @@ import { LAYERS, VALENCES } from '../vocab';
  */
 
 /** A signal as a webhook delivery carries it: the fields a receiver acts on. */
-export const WebhookSignalSchema = z
+const WebhookSignalSchema = z
   .object({
     id: z.uuid(),
     threat_layer: z.enum(LAYERS),
@@ -36,10 +36,10 @@ export const WebhookPayloadSchema = z
   .openapi('WebhookPayload', { description: 'The body of a webhook delivery.' });
 
 type WebhookSignal = z.infer<typeof WebhookSignalSchema>;
-export type WebhookPayload = z.infer<typeof WebhookPayloadSchema>;
+type WebhookPayload = z.infer<typeof WebhookPayloadSchema>;
 
 /** The spec's webhook fields of a signal, plus its event and corroboration (additive). */
-export function webhookSignalJson(row: SignalRow): WebhookSignal {
+function webhookSignalJson(row: SignalRow): WebhookSignal {
   return {
     id: row.id,
     // The layer and valence columns hold only vocabulary values (ingest validates them).

@@ -203,7 +203,7 @@ describe('GET /api/v1/stream', () => {
     });
     const res = await suite.fetch(`/api/v1/stream?cursor=${old}`, { headers: { 'X-Api-Key': suite.key } });
     expect(res.status).toBe(410);
-    const problem = (await res.json()) as { code: string; detail: string };
+    const problem = await res.json<{ code: string; detail: string }>();
     expect(problem.code).toBe('cursor_expired');
     expect(problem.detail).toMatch(/updated_since/);
   });

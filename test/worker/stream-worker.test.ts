@@ -84,7 +84,7 @@ describe.skipIf(!testDatabaseUrl() || !testRedisUrl())('live stream on Workers (
       body: JSON.stringify({ name: 'to revoke' }),
     });
     expect(created.status).toBe(201);
-    const second = (await created.json()) as { id: string; key: string };
+    const second = await created.json<{ id: string; key: string }>();
     const reader = await open({}, second.key);
     expect(reader.response.status).toBe(200);
     const revoked = await worker.fetch(`/api/v1/keys/${second.id}`, {

@@ -18,7 +18,7 @@ import type { components, paths } from './schema.js';
 import { streamChanges, type StreamChange, type StreamOptions, type StreamQuery } from './stream.js';
 
 export type { components, paths };
-export { StreamProblemError, type StreamChange, type StreamOptions, type StreamQuery } from './stream';
+export { StreamProblemError, type StreamChange, type StreamOptions, type StreamQuery } from './stream.js';
 export type Signal = components['schemas']['Signal'];
 export type Problem = components['schemas']['Problem'];
 export type SignalQuery = NonNullable<paths['/api/v1/signals']['get']['parameters']['query']>;

@@ -33,9 +33,9 @@ export interface StreamOptions {
 /** What the stream needs from the client's options. */
 export interface StreamConnection {
   baseUrl: string;
-  apiKey?: string;
-  fetch?: typeof fetch;
-  sleep?: (ms: number) => Promise<void>;
+  apiKey?: string | undefined;
+  fetch?: typeof fetch | undefined;
+  sleep?: ((ms: number) => Promise<void>) | undefined;
 }
 
 /** Thrown when the stream cannot go on: a 4xx other than 429 (the problem is in `problem`). */
@@ -120,7 +120,7 @@ export async function* streamChanges(
           ...(connection.apiKey ? { 'X-Api-Key': connection.apiKey } : {}),
           ...(cursor ? { 'Last-Event-ID': cursor } : {}),
         },
-        signal: options.signal,
+        signal: options.signal ?? null,
       });
     } catch (error) {
       if (options.signal?.aborted) return;
@@ -159,7 +159,11 @@ export async function* streamChanges(
         }
         if (event.event !== 'signal' && event.event !== 'update' && event.event !== 'retraction') continue;
         cursor = event.id ?? cursor;
-        yield { id: event.id!, event: event.event, data: JSON.parse(event.data) } as StreamChange;
+        yield {
+          id: event.id!,
+          event: event.event,
+          data: JSON.parse(event.data) as StreamChange['data'],
+        };
       }
     } catch (error) {
       if (error instanceof StreamProblemError) throw error;
