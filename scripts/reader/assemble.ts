@@ -102,7 +102,12 @@ const slim = (item: PoolItem): TrainItem => ({
   doc: item.doc,
 });
 
-function readLabels(): { primary: Map<string, TrainLabel>; second: Map<string, TrainLabel>; files: number } {
+function readLabels(): {
+  primary: Map<string, TrainLabel>;
+  second: Map<string, TrainLabel>;
+  files: number;
+  refined: Map<string, string | null>;
+} {
   // The labellers' own later review of event slugs (one event split into the events it was).
   const refined = new Map(
     readJsonl<{ id: string; event: string | null }>(path.join(SOURCE, 'refine', 'events-refined.jsonl')).map(
@@ -133,7 +138,7 @@ function readLabels(): { primary: Map<string, TrainLabel>; second: Map<string, T
   }
   if (invalid)
     console.warn(`assemble: ${invalid} labels with an impossible signal/layer/valence were skipped`);
-  return { primary, second, files: files.length };
+  return { primary, second, files: files.length, refined };
 }
 
 function main() {
@@ -146,11 +151,14 @@ function main() {
   const docs = listed
     .filter((f) => /^docs.*\.jsonl$/.test(f))
     .flatMap((f) => readJsonl<DocRow>(path.join(SOURCE, f)));
-  const { primary, second, files } = readLabels();
+  const { primary, second, files, refined } = readLabels();
 
   // The base: the training set as it stands, kept whole and in its order.
   const items = readJsonl<TrainItem>(FILES.items);
-  const labels = readJsonl<TrainLabel>(FILES.labels);
+  // A slug review done after the pool was added (refine/) applies to labels already in the set.
+  const labels = readJsonl<TrainLabel>(FILES.labels).map((l) =>
+    refined.has(l.id) ? { ...l, event: refined.get(l.id)! } : l,
+  );
   const seconds = readJsonl<TrainLabel>(FILES.second);
   const weakItems = readJsonl<TrainItem>(FILES.weakItems);
   const weakLabels = readJsonl<TrainLabel>(FILES.weakLabels);
