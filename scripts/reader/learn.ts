@@ -29,6 +29,11 @@ export interface TrainOptions {
   l2: number;
   seed: number;
   threshold: number;
+  /**
+   * 1: the model is the mean of the weights at the end of each epoch of the second half
+   * (off: not yet measured by the CV).
+   */
+  average: number;
 }
 
 export const DEFAULT_OPTIONS: TrainOptions = {
@@ -39,6 +44,7 @@ export const DEFAULT_OPTIONS: TrainOptions = {
   l2: 1e-5,
   seed: 26,
   threshold: 0.4,
+  average: 0,
 };
 
 /** A small seeded generator (mulberry32): the shuffle is the same on every run. */
@@ -76,6 +82,9 @@ export function train(examples: readonly Example[], options: TrainOptions = DEFA
   const rates = Float64Array.from({ length: OUTPUTS }, (_, k) =>
     k === HEADS.severity ? rate * options.severity : rate,
   );
+  const sumW = new Float64Array(options.average ? weights.length : 0);
+  const sumB = new Float64Array(OUTPUTS);
+  let snapshots = 0;
   for (let epoch = 0; epoch < options.epochs; epoch++) {
     for (const ex of shuffled(examples, options.seed * 1000 + epoch)) {
       model.scores(ex.features, scores);
@@ -112,6 +121,15 @@ export function train(examples: readonly Example[], options: TrainOptions = DEFA
         bias[k] = bias[k]! - (rates[k]! * g) / Math.sqrt(biasSquares[k]!);
       }
     }
+    if (options.average && epoch >= Math.floor(options.epochs / 2)) {
+      for (let j = 0; j < weights.length; j++) sumW[j] = sumW[j]! + weights[j]!;
+      for (let k = 0; k < OUTPUTS; k++) sumB[k] = sumB[k]! + bias[k]!;
+      snapshots++;
+    }
+  }
+  if (snapshots) {
+    for (let j = 0; j < weights.length; j++) weights[j] = sumW[j]! / snapshots;
+    for (let k = 0; k < OUTPUTS; k++) bias[k] = sumB[k]! / snapshots;
   }
   return model;
 }

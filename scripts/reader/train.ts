@@ -7,6 +7,7 @@
  * agreement of the two labellers on double-labelled items. Deterministic: fixed seeds and order.
  *   npm run train:reader                 # CV, learning curve, final model, REPORT.md
  *   npm run train:reader -- --quick      # CV on all items only (no curve), no files written
+ *   npm run train:reader -- --no-curve   # CV and final model, no learning curve
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -478,7 +479,8 @@ function main() {
     for (const r of reads.filter((x) => !x.row.label.signal && x.reading.event).slice(0, 15))
       console.log('FP', r.reading.confidence.keep, '|', r.row.item.outlet, '|', r.row.item.title);
   }
-  if (!args.has('--quick')) {
+  // The curve costs twice the CV: `--no-curve` leaves it out when the machine is busy.
+  if (!args.has('--quick') && !args.has('--no-curve')) {
     say();
     say(
       'learning curve (the same CV on the first N labelled items of a seeded shuffle; weak labels of their outlets kept):',

@@ -5,6 +5,8 @@
  * facts the rules read well: the event kinds named, casualty figures (bucketed), hedges, scope,
  * places found, the feed's own categories, the link's sections, the language and the headline's
  * form. Every feature is hashed into `DIMENSION` buckets (FNV-1a), so the model is a fixed table.
+ * The outlet's name at the end of a headline is left out and each vector has the same length, so
+ * the model learns what the news says rather than who wrote it or how much.
  * Pure, linear in the clipped text, and the same code on Node and in the Workers.
  */
 import type { Casualties } from './casualties';
@@ -153,10 +155,39 @@ export function linkSections(link: string | null | undefined): string[] {
   return out;
 }
 
-/** The features of one item, as a sparse vector with distinct buckets. */
+/**
+ * A trailing " - Outlet" / " | Outlet" / " — Outlet" of the headline (Google News appends the outlet,
+ * and its summary repeats the headline and the outlet). Outlet names let the model memorise outlets,
+ * which does not carry over to outlets it has not seen, so they are cut before features are made.
+ * A suffix of at most `OUTLET_WORDS` words counts as a name.
+ */
+const OUTLET_SUFFIX = /\s[-|–—]\s([^-|–—]{1,50})$/u;
+const OUTLET_WORDS = 6;
+
+/** Headline and summary without the outlet's name at their ends. */
+export function withoutOutlet(title: string, summary: string): { title: string; summary: string } {
+  const m = OUTLET_SUFFIX.exec(title);
+  const outlet = m?.[1]?.trim();
+  if (!m || !outlet || outlet.split(/\s+/).length > OUTLET_WORDS) return { title, summary };
+  return {
+    title: title.slice(0, m.index).trim(),
+    summary: summary.endsWith(outlet) ? summary.slice(0, summary.length - outlet.length).trim() : summary,
+  };
+}
+
+/**
+ * The length every item's vector is scaled to: a long summary then weighs no more than a bare
+ * headline, so how much an outlet writes does not move the keep score (the out-of-outlet CV rose
+ * with it, scripts/reader/REPORT.md).
+ */
+const VECTOR_LENGTH = 2;
+
+/** The features of one item, as a sparse vector with distinct buckets, of length `VECTOR_LENGTH`. */
 export function featuresOf(input: FeatureInput): Features {
-  const title = input.title.trim();
-  const summary = input.summary.slice(0, SUMMARY_FEATURE_CHARS).trim();
+  const { title, summary } = withoutOutlet(
+    input.title.trim(),
+    input.summary.slice(0, SUMMARY_FEATURE_CHARS).trim(),
+  );
   const titleTokens = tokensOf(title);
   const bodyTokens = summary ? tokensOf(summary) : [];
   textGroups(
@@ -201,12 +232,15 @@ export function featuresOf(input: FeatureInput): Features {
   if (!summary) named('summary:none');
 
   const n = touched.length;
+  let squares = 0;
+  for (const b of touched) squares += scratch[b]! * scratch[b]!;
+  const scale = squares > 0 ? VECTOR_LENGTH / Math.sqrt(squares) : 0;
   const index = new Int32Array(n);
   const value = new Float32Array(n);
   for (let i = 0; i < n; i++) {
     const b = touched[i]!;
     index[i] = b;
-    value[i] = scratch[b]!;
+    value[i] = scratch[b]! * scale;
     scratch[b] = 0;
   }
   touched.length = 0;

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { findCasualties } from '../../src/reading/casualties';
-import { DIMENSION, featuresOf, linkSections, type ReadFacts } from '../../src/reading/features';
+import {
+  DIMENSION,
+  featuresOf,
+  linkSections,
+  withoutOutlet,
+  type ReadFacts,
+} from '../../src/reading/features';
 import { fixedModel } from './fixed-model';
 import { cyrillicLanguage, itemLanguage, SUPPORTED_LANGUAGES } from '../../src/reading/language';
 import { dequantise, LinearModel, OUTPUTS, quantise } from '../../src/reading/model';
@@ -186,6 +192,19 @@ describe('features', () => {
     const a = new Set(of('обстріляли').index);
     const shared = [...of('обстріл').index].filter((i) => a.has(i));
     expect(shared.length).toBeGreaterThan(5);
+  });
+
+  it('leave out the outlet named at the end of the headline and of a summary that repeats it', () => {
+    expect(
+      withoutOutlet('Общество останется расколотым - Росбалт', 'Общество останется расколотым Росбалт'),
+    ).toEqual({ title: 'Общество останется расколотым', summary: 'Общество останется расколотым' });
+    expect(withoutOutlet('Proteste in Israel gehen weiter | tagesschau.de', '').title).toBe(
+      'Proteste in Israel gehen weiter',
+    );
+    expect(of('Flood kills 12 - Daily Planet').index).toEqual(of('Flood kills 12 - Morning Post').index);
+    // a long tail after a dash is part of the headline, not a name
+    const long = 'Kyiv under fire - seven drones and three missiles hit the city overnight';
+    expect(withoutOutlet(long, '').title).toBe(long);
   });
 
   it('read the sections of the link, not its slug or dates', () => {
