@@ -16,6 +16,14 @@ export const NEWS = {
   sameHazard: 0.08,
   /** Reports stating the same facts (kind, country, toll or city) within this many hours are one event. */
   factHours: 36,
+  /**
+   * Reports of one kind (or kinds of one family) in a shared country within this many hours that
+   * contradict each other in nothing (city, toll) need only `sameKind` similarity.
+   */
+  kindHours: 24,
+  sameKind: 0.05,
+  /** Two death tolls are one figure when they differ by at most this fraction of the larger (tolls rise). */
+  deadTolerance: 0,
   /** The similarity margin a same-facts pair clears its bar by (it then competes with text matches). */
   factMargin: 0.05,
   /** Higher bar when only one of the two names a country (no country agreement to lean on). */
@@ -52,6 +60,22 @@ export const NEWS = {
    */
   perTerm: 8,
 } as const;
+
+/**
+ * Kinds of the reader's taxonomy (src/reading/data/kinds.json) that reports of one happening
+ * name interchangeably: a strike one outlet calls a drone attack another calls a missile strike.
+ */
+export const KIND_FAMILIES: Readonly<Record<string, string>> = {
+  air_strike: 'strike',
+  missile_attack: 'strike',
+  drone_attack: 'strike',
+  shelling: 'strike',
+  naval_attack: 'strike',
+  mass_casualty_attack: 'violence',
+  shooting: 'violence',
+  stabbing: 'violence',
+  murder: 'violence',
+};
 
 /** Earthquakes from different feeds (USGS, GDACS, EONET) are one event within these limits. */
 export const QUAKE = {
