@@ -222,12 +222,24 @@ function newsThreshold(signal: NewSignal, event: CandidateEvent): number | null 
 // Features by text object: a text moves between events and batches' in-memory states, and its
 // features never change. Weak, so texts of finished batches are collected.
 const featureCache = new WeakMap<EventText, TextFeatures>();
+// Features by content, shared across requests (a pure function of the words): stored candidates
+// arrive as new objects in every batch, and the same few thousand recent events are candidates
+// of batch after batch. Bounded; the oldest entry goes first.
+const featuresByContent = new Map<string, TextFeatures>();
+const CONTENT_CACHE = 20_000;
 
 /** The features of one text, computed once. */
 export function featuresOf(text: EventText): TextFeatures {
   let features = featureCache.get(text);
   if (!features) {
-    features = textFeatures(text.title, text.summary);
+    const key = `${text.title}\u0000${text.summary}`;
+    features = featuresByContent.get(key);
+    if (!features) {
+      features = textFeatures(text.title, text.summary);
+      if (featuresByContent.size >= CONTENT_CACHE)
+        featuresByContent.delete(featuresByContent.keys().next().value!);
+      featuresByContent.set(key, features);
+    }
     featureCache.set(text, features);
   }
   return features;
@@ -295,18 +307,25 @@ export function matchSignal(signal: NewSignal, candidates: readonly CandidateEve
   return best;
 }
 
+// Ranked once per text: an event's terms are rebuilt from its kept texts at every change.
+const headlineCache = new WeakMap<TextFeatures, string[]>();
+
 /**
  * The headline words of a text that index its event (day-bucketed by `termsOf`): its most
  * telling few, names before other words and longer before shorter, so a lookup reads short
  * posting lists rather than every event that says "attack".
  */
 export function headlineWords(features: TextFeatures): string[] {
+  const known = headlineCache.get(features);
+  if (known) return known;
   const ranked = [...features.head.entries()].sort(
     ([a, wa], [b, wb]) => wb - wa || b.length - a.length || (a < b ? -1 : 1),
   );
   // Names (places, actors) when the headline has any: common words make long posting lists.
   const names = ranked.filter(([, weight]) => weight >= NEWS.nameWeight);
-  return (names.length > 0 ? names : ranked).slice(0, NEWS.termWords).map(([word]) => word);
+  const words = (names.length > 0 ? names : ranked).slice(0, NEWS.termWords).map(([word]) => word);
+  headlineCache.set(features, words);
+  return words;
 }
 
 /**
@@ -339,23 +358,26 @@ export function termsOf(
  * "Colombia quake" and "in shattered Cali") still meet. Disaster texts without a carried kind
  * give the disaster kinds their words name.
  */
-function hazardWords(
-  layer: Layer,
-  countries: readonly string[],
-  texts: readonly EventText[],
-): string[] {
+function hazardWords(layer: Layer, countries: readonly string[], texts: readonly EventText[]): string[] {
   const kinds = new Set(texts.flatMap((t) => (t.kind || layer === 'disaster' ? kindsOfText(t) : [])));
   return [...kinds].flatMap((kind) => countries.slice(0, 5).map((c) => `hz:${kind}:${c}`));
 }
 
+// A signal's lookup is read twice (the stored lookup, then the batch's own index).
+const lookupCache = new WeakMap<NewSignal, string[]>();
+
 /** The terms a new signal looks up: its words over the window, its quake's slots. */
 export function lookupTerms(signal: NewSignal): string[] {
+  const known = lookupCache.get(signal);
+  if (known) return known;
   const window = NEWS.windowDays * DAY;
   const words = [
     ...headlineWords(signal.features),
     ...hazardWords(signal.threatLayer, signal.countryCodes, [signal.text]),
   ];
-  return termsOf(words, signal.publishedAt - window, signal.publishedAt + window, signal.quake);
+  const terms = termsOf(words, signal.publishedAt - window, signal.publishedAt + window, signal.quake);
+  lookupCache.set(signal, terms);
+  return terms;
 }
 
 /** The terms an event is indexed under (its texts' headline words over its days, its quake). */

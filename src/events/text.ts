@@ -15,10 +15,10 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
 export interface TextFeatures {
   /** Stemmed content words with their weights (names weigh more). */
   words: Map<string, number>;
-  /** Adjacent content-word pairs of the headline and summary. */
-  pairs: Set<string>;
-  /** Character fragments of the content words. */
-  grams: Set<string>;
+  /** Adjacent content-word pairs of the headline and summary, hashed, sorted, distinct. */
+  pairs: Uint32Array;
+  /** Character fragments of the content words, hashed, sorted, distinct. */
+  grams: Uint32Array;
   /** The headline's content words in order (containment of a truncated headline). */
   headline: string[];
   /** True when the headline was visibly cut (ends in an ellipsis). */
@@ -75,6 +75,25 @@ function tokens(text: string): Token[] {
   return out;
 }
 
+/**
+ * FNV-1a over UTF-16 units: word pairs and fragments compare as 32-bit numbers (a collision
+ * between two fragments of two short texts is rare enough to move no similarity measurably).
+ */
+function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** Sorted, without repeats. */
+function sortedSet(values: number[]): Uint32Array {
+  const sorted = Uint32Array.from(values).sort();
+  let n = 0;
+  for (let i = 0; i < sorted.length; i++)
+    if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[n++] = sorted[i]!;
+  return sorted.subarray(0, n);
+}
+
 /** Features of one item's headline and summary (the summary may repeat the headline). */
 export function textFeatures(title: string, summary: string): TextFeatures {
   const truncated = ELLIPSIS.test(title);
@@ -91,16 +110,16 @@ export function textFeatures(title: string, summary: string): TextFeatures {
     const weight = t.number ? NEWS.numberWeight : t.name ? NEWS.nameWeight : 1;
     words.set(t.key, Math.max(words.get(t.key) ?? 0, weight));
   }
-  const pairs = new Set<string>();
+  const pairs: number[] = [];
   for (const list of [head, tokens(body)]) {
-    for (let i = 1; i < list.length; i++) pairs.add(`${list[i - 1]!.key} ${list[i]!.key}`);
+    for (let i = 1; i < list.length; i++) pairs.push(hash(`${list[i - 1]!.key} ${list[i]!.key}`));
   }
-  const grams = new Set<string>();
+  const grams: number[] = [];
   for (const t of all) {
     if (t.number) continue;
     const padded = `_${t.key}_`;
     for (let i = 0; i + NEWS.gramLength <= padded.length; i++)
-      grams.add(padded.slice(i, i + NEWS.gramLength));
+      grams.push(hash(padded.slice(i, i + NEWS.gramLength)));
   }
   const headMap = new Map<string, number>();
   for (const t of head) {
@@ -113,8 +132,8 @@ export function textFeatures(title: string, summary: string): TextFeatures {
   for (const w of headMap.values()) headNorm += w * w;
   return {
     words,
-    pairs,
-    grams,
+    pairs: sortedSet(pairs),
+    grams: sortedSet(grams),
     headline: headWords.map((t) => t.key),
     truncated,
     wordNorm: Math.sqrt(norm),
@@ -145,12 +164,23 @@ function cosine(
   return shared < least ? 0 : dot / (aNorm * bNorm);
 }
 
-function dice(a: Set<string>, b: Set<string>): number {
-  if (a.size === 0 || b.size === 0) return 0;
-  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+/** Dice overlap of two sorted, distinct hash lists (one merge pass, no lookups). */
+function dice(a: Uint32Array, b: Uint32Array): number {
+  if (a.length === 0 || b.length === 0) return 0;
   let shared = 0;
-  for (const key of small) if (large.has(key)) shared++;
-  return (2 * shared) / (a.size + b.size);
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i]!;
+    const y = b[j]!;
+    if (x === y) {
+      shared++;
+      i++;
+      j++;
+    } else if (x < y) i++;
+    else j++;
+  }
+  return (2 * shared) / (a.length + b.length);
 }
 
 /**
