@@ -172,11 +172,9 @@ function kinMatch(a: EventText, b: EventText): boolean {
   return Boolean(a.kind && b.kind) && familyOf(a.kind!) === familyOf(b.kind!);
 }
 
-/** Both give a death toll, and the tolls agree (within `NEWS.deadTolerance`: a toll rises). */
+/** Both give a death toll, and it is the same. */
 function sameDead(a: EventText, b: EventText): boolean {
-  const x = a.dead ?? 0;
-  const y = b.dead ?? 0;
-  return x > 0 && y > 0 && Math.abs(x - y) <= NEWS.deadTolerance * Math.max(x, y);
+  return (a.dead ?? 0) > 0 && a.dead === b.dead;
 }
 
 /** The texts state a fact that differs: two cities, or two death tolls. */

@@ -11,7 +11,7 @@ export const NEWS = {
   /** Similarity at or above which two items of the same layer are one story. */
   sameLayer: 0.2,
   /** Higher bar for two items of different (but compatible) layers: the reading may differ. */
-  crossLayer: 0.46,
+  crossLayer: 0.36,
   /** Lower bar for two disaster reports of one country naming the same kind of disaster. */
   sameHazard: 0.08,
   /** Reports stating the same facts (kind, country, toll or city) within this many hours are one event. */
@@ -22,8 +22,6 @@ export const NEWS = {
    */
   kindHours: 24,
   sameKind: 0.05,
-  /** Two death tolls are one figure when they differ by at most this fraction of the larger (tolls rise). */
-  deadTolerance: 0,
   /** The similarity margin a same-facts pair clears its bar by (it then competes with text matches). */
   factMargin: 0.05,
   /** Higher bar when only one of the two names a country (no country agreement to lean on). */
@@ -48,7 +46,7 @@ export const NEWS = {
   /** ...and only when the headlines share at least this many words (one shared name is chance). */
   headlineMinShared: 2,
   /** Headline words per text that index an event (candidate terms): its most telling few. */
-  termWords: 4,
+  termWords: 8,
   /** Member texts an event keeps to compare with (the founder, then the latest). */
   maxTexts: 5,
   /** Candidate events fetched per new signal (the bound on linking work). */

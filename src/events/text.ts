@@ -52,6 +52,64 @@ interface Token {
   number: boolean;
 }
 
+/**
+ * Cyrillic letters in Latin (Ukrainian national romanisation, Russian letters beside it), so a
+ * name compares across scripts: Львів/Lviv, Дніпро/Dnipro, Харків/Kharkiv. `г` is `h` in a
+ * word with a Ukrainian letter (Ріг/Rih), else `g` (Russian: Белгород/Belgorod).
+ */
+const CYRILLIC: Readonly<Record<string, string>> = {
+  а: 'a',
+  б: 'b',
+  в: 'v',
+  г: 'g',
+  ґ: 'g',
+  д: 'd',
+  е: 'e',
+  ё: 'e',
+  є: 'ie',
+  ж: 'zh',
+  з: 'z',
+  и: 'y',
+  і: 'i',
+  ї: 'i',
+  й: 'i',
+  к: 'k',
+  л: 'l',
+  м: 'm',
+  н: 'n',
+  о: 'o',
+  п: 'p',
+  р: 'r',
+  с: 's',
+  т: 't',
+  у: 'u',
+  ф: 'f',
+  х: 'kh',
+  ц: 'ts',
+  ч: 'ch',
+  ш: 'sh',
+  щ: 'shch',
+  ъ: '',
+  ы: 'y',
+  ь: '',
+  э: 'e',
+  ю: 'iu',
+  я: 'ia',
+  ʼ: '',
+  '’': '',
+};
+const HAS_CYRILLIC = /[\u0400-\u04ff]/u;
+const UKRAINIAN = /[іїєґ]/u;
+
+/** A lower-cased word in Latin letters (unchanged unless Cyrillic). */
+function latin(word: string): string {
+  if (!HAS_CYRILLIC.test(word)) return word;
+  const ukrainian = UKRAINIAN.test(word);
+  let out = '';
+  for (const ch of word) out += ch === 'г' && ukrainian ? 'h' : (CYRILLIC[ch] ?? ch);
+  return out;
+}
+
 /** Crude cross-language stemming: a long word is known by its first letters (Magdeburg/Magdeburger). */
 const stem = (word: string): string =>
   word.length > NEWS.stemLength ? word.slice(0, NEWS.stemLength) : word;
@@ -70,7 +128,7 @@ function tokens(text: string): Token[] {
     if (lower.length < 2 || STOP_WORDS.has(lower)) continue;
     // A capitalised word that does not open a sentence is a name: a place or an actor.
     const opening = /(?:^|[.!?:;\n"«“]\s*)$/u.test(normal.slice(Math.max(0, match.index - 3), match.index));
-    out.push({ key: stem(lower), name: raw[0] !== lower[0] && !opening, number: false });
+    out.push({ key: stem(latin(lower)), name: raw[0] !== lower[0] && !opening, number: false });
   }
   return out;
 }

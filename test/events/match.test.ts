@@ -98,6 +98,12 @@ describe('news similarity', () => {
     expect(similarity(textFeatures('Fuel depot…', ''), full)).toBeLessThan(1);
   });
 
+  it('compares a Cyrillic name with its Latin spelling (Львів / Lviv, Харків / Kharkiv)', () => {
+    expect([...textFeatures('Львів: вибух на заводі', '').words.keys()]).toContain('lviv');
+    expect([...textFeatures('Харків під обстрілом', '').words.keys()]).toContain('kharki');
+    expect([...textFeatures('Explosion at a plant in Lviv', '').words.keys()]).toContain('lviv');
+  });
+
   it('normalises numbers: 1,000 and 1000 are one token', () => {
     const a = textFeatures('Floods force 12,000 from homes in Orvale', '');
     const b = textFeatures('Floods force 12000 from homes in Orvale', '');
