@@ -14,12 +14,10 @@ import type { ExtractedEntity } from '../reading/entities';
 import type { Layer } from '../vocab';
 import { publisherFamily, quakeOf, upstreamKeys, type Quake } from './keys';
 import {
+  eventTerms,
   featuresOf,
-  hazardWords,
-  headlineWords,
+  linkBatch,
   lookupTerms,
-  matchSignal,
-  termsOf,
   type CandidateEvent,
   type EventText,
   type NewSignal,
@@ -203,43 +201,6 @@ async function fetchCandidates(db: Database, signals: NewSignal[]): Promise<Map<
 
 const compatible = (layer: Layer): readonly Layer[] => COMPATIBLE_LAYERS[layer] ?? [layer];
 
-/** The terms an event is indexed under (its texts' headline words over its days, its quake). */
-function eventTerms(event: CandidateEvent): string[] {
-  const words = new Set<string>();
-  for (const text of event.texts) {
-    for (const w of headlineWords(featuresOf(text))) words.add(w);
-  }
-  for (const w of hazardWords(event.threatLayer, event.countryCodes, event.texts)) words.add(w);
-  return termsOf(words, event.firstSeenAt, event.lastSeenAt, event.quake);
-}
-
-/** The facts an event takes from a new member or from an event merged into it. */
-type Facts = Pick<CandidateEvent, 'countryCodes' | 'firstSeenAt' | 'lastSeenAt' | 'upstreamKeys' | 'quake'>;
-
-/** Adds `from`'s countries, time span, upstream keys and quake to `into` (in memory). */
-function addFacts(into: CandidateEvent, from: Facts) {
-  into.countryCodes = [...new Set([...into.countryCodes, ...from.countryCodes])];
-  into.firstSeenAt = Math.min(into.firstSeenAt, from.firstSeenAt);
-  into.lastSeenAt = Math.max(into.lastSeenAt, from.lastSeenAt);
-  into.upstreamKeys = [...new Set([...into.upstreamKeys, ...from.upstreamKeys])].sort();
-  into.quake ??= from.quake;
-  into.features = undefined;
-}
-
-/** Adds a member's facts to an event (in memory). */
-function absorb(event: CandidateEvent, signal: NewSignal) {
-  addFacts(event, { ...signal, firstSeenAt: signal.publishedAt, lastSeenAt: signal.publishedAt });
-  // The founder's text stays; the latest others replace the oldest of them.
-  event.texts = [...event.texts, signal.text];
-  if (event.texts.length > NEWS.maxTexts) event.texts.splice(1, event.texts.length - NEWS.maxTexts);
-}
-
-/** Folds `from` (merged away) into `into` (in memory). */
-function fold(into: CandidateEvent, from: CandidateEvent) {
-  addFacts(into, from);
-  into.texts = [...into.texts, ...from.texts].slice(0, NEWS.maxTexts);
-}
-
 /**
  * Links new signals (not yet written) to events, within the caller's transaction, and settles
  * their membership. Signals are taken in publication order, so the first report founds the
@@ -255,92 +216,19 @@ export async function linkSignals(db: Database, inputs: LinkInput[]): Promise<Li
     unfounded: [],
   };
   if (inputs.length === 0) return outcome;
-  const ordered = [...inputs].sort(
-    (a, b) => a.publishedAt.getTime() - b.publishedAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-  );
-  const signals = ordered.map(newSignal);
+  const signals = inputs.map(newSignal);
   const stored = await fetchCandidates(db, signals);
-
-  // Events created or changed in this batch, and an index of their terms, so a later signal of
-  // the same batch finds them (ten outlets in one poll).
-  const batchEvents = new Map<string, CandidateEvent>();
-  const batchIndex = new Map<string, Set<CandidateEvent>>();
-  const created = new Set<string>();
-  const mergedInto = new Map<string, string>();
-  const index = (event: CandidateEvent) => {
-    for (const term of eventTerms(event)) {
-      let set = batchIndex.get(term);
-      if (!set) batchIndex.set(term, (set = new Set()));
-      set.add(event);
-    }
-    for (const key of event.upstreamKeys) {
-      let set = batchIndex.get(`k:${key}`);
-      if (!set) batchIndex.set(`k:${key}`, (set = new Set()));
-      set.add(event);
-    }
-  };
-  const live = (event: CandidateEvent): CandidateEvent => {
-    let id = event.id;
-    while (mergedInto.has(id)) id = mergedInto.get(id)!;
-    return batchEvents.get(id) ?? event;
-  };
-
-  signals.forEach((signal, i) => {
-    const pool = new Map<string, CandidateEvent>();
-    for (const event of stored.get(i) ?? []) {
-      const current = live(event);
-      pool.set(current.id, current);
-    }
-    const near = new Map<CandidateEvent, number>();
-    for (const term of [...lookupTerms(signal), ...signal.upstreamKeys.map((k) => `k:${k}`)]) {
-      for (const event of batchIndex.get(term) ?? []) near.set(event, (near.get(event) ?? 0) + 1);
-    }
-    // Bounded like the stored lookup: the batch events sharing the most terms.
-    const closest = [...near.entries()].sort((a, b) => b[1] - a[1]).slice(0, NEWS.maxCandidates);
-    for (const [event] of closest) {
-      const current = live(event);
-      pool.set(current.id, current);
-    }
-    const match = matchSignal(signal, [...pool.values()]);
-    let event: CandidateEvent;
-    if (!match) {
-      event = {
-        id: signal.id,
-        threatLayer: signal.threatLayer,
-        countryCodes: [...signal.countryCodes],
-        firstSeenAt: signal.publishedAt,
-        lastSeenAt: signal.publishedAt,
-        createdAt: Date.now(),
-        upstreamKeys: [...signal.upstreamKeys],
-        texts: [signal.text],
-        quake: signal.quake,
-      };
-      created.add(event.id);
-      outcome.created += 1;
-    } else {
-      event = match.event;
-      absorb(event, signal);
-      outcome.joined += 1;
-      for (const other of match.merge) {
-        if (other.id === event.id) continue;
-        fold(event, other);
-        mergedInto.set(other.id, event.id);
-        batchEvents.delete(other.id);
-        outcome.merged += 1;
-      }
-    }
-    batchEvents.set(event.id, event);
-    index(event);
-    outcome.events.set(signal.id, event.id);
-  });
-  for (const [signalId, eventId] of outcome.events) {
-    let id = eventId;
-    while (mergedInto.has(id)) id = mergedInto.get(id)!;
-    outcome.events.set(signalId, id);
-  }
+  const position = new Map(signals.map((signal, i) => [signal, i]));
+  const batch = linkBatch(signals, (signal) => stored.get(position.get(signal)!) ?? [], Date.now());
+  outcome.events = batch.events;
+  outcome.created = batch.created.size;
+  outcome.joined = batch.joined;
+  outcome.merged = batch.merged;
 
   // Only stored signals move (the batch's are not written yet), so each founder here was counted.
-  outcome.unfounded = (await writeEvents(db, [...batchEvents.values()], created, mergedInto)).sort();
+  outcome.unfounded = (
+    await writeEvents(db, [...batch.touched.values()], batch.created, batch.mergedInto)
+  ).sort();
   const fresh = inputs.map((input) => ({
     id: input.id,
     event_id: outcome.events.get(input.id)!,
@@ -349,7 +237,7 @@ export async function linkSignals(db: Database, inputs: LinkInput[]): Promise<Li
     source_name: input.sourceName,
     source_url: input.sourceUrl,
   }));
-  outcome.members = await refreshEvents(db, [...batchEvents.keys()], fresh);
+  outcome.members = await refreshEvents(db, [...batch.touched.keys()], fresh);
   return outcome;
 }
 

@@ -11,7 +11,7 @@
 import type { Layer } from '../vocab';
 import { kindsNamed, layerOfKind } from '../reading/kinds';
 import { distanceKm, type Quake } from './keys';
-import { COMPATIBLE_LAYERS, NEWS, QUAKE } from './rules';
+import { COMPATIBLE_LAYERS, KIND_FAMILIES, NEWS, QUAKE } from './rules';
 import { similarity, textFeatures, type TextFeatures } from './text';
 
 const DAY = 86_400_000;
@@ -159,11 +159,28 @@ function sameFacts(
   bCountries: readonly string[],
   hours: number,
 ): boolean {
-  if (!a.kind || a.kind !== b.kind || hours > NEWS.factHours) return false;
+  if (!kinMatch(a, b) || hours > NEWS.factHours) return false;
   if (!aCountries.some((c) => bCountries.includes(c))) return false;
-  const sameDead = (a.dead ?? 0) > 0 && a.dead === b.dead;
-  const sameCity = Boolean(a.city) && a.city === b.city;
-  return sameDead || sameCity;
+  return sameDead(a, b) || (Boolean(a.city) && a.city === b.city);
+}
+
+/** The family of an event kind (kinds outside a family are their own). */
+const familyOf = (kind: string): string => KIND_FAMILIES[kind] ?? kind;
+
+/** Both texts carry a kind from their reading, of one family. */
+function kinMatch(a: EventText, b: EventText): boolean {
+  return Boolean(a.kind && b.kind) && familyOf(a.kind!) === familyOf(b.kind!);
+}
+
+/** Both give a death toll, and it is the same. */
+function sameDead(a: EventText, b: EventText): boolean {
+  return (a.dead ?? 0) > 0 && a.dead === b.dead;
+}
+
+/** The texts state a fact that differs: two cities, or two death tolls. */
+function contradict(a: EventText, b: EventText): boolean {
+  if (a.city && b.city && a.city !== b.city) return true;
+  return (a.dead ?? 0) > 0 && (b.dead ?? 0) > 0 && !sameDead(a, b);
 }
 
 /**
@@ -171,8 +188,8 @@ function sameFacts(
  * the kind is an attack or a crime (a quake or a storm strikes many cities at once).
  */
 function distinctPlaces(a: EventText, b: EventText): boolean {
-  if (!a.city || !b.city || a.city === b.city || !a.kind || a.kind !== b.kind) return false;
-  const layer = layerOfKind(a.kind);
+  if (!a.city || !b.city || a.city === b.city || !kinMatch(a, b)) return false;
+  const layer = layerOfKind(a.kind!);
   return layer === 'military' || layer === 'criminal';
 }
 
@@ -203,12 +220,24 @@ function newsThreshold(signal: NewSignal, event: CandidateEvent): number | null 
 // Features by text object: a text moves between events and batches' in-memory states, and its
 // features never change. Weak, so texts of finished batches are collected.
 const featureCache = new WeakMap<EventText, TextFeatures>();
+// Features by content, shared across requests (a pure function of the words): stored candidates
+// arrive as new objects in every batch, and the same few thousand recent events are candidates
+// of batch after batch. Bounded; the oldest entry goes first.
+const featuresByContent = new Map<string, TextFeatures>();
+const CONTENT_CACHE = 20_000;
 
 /** The features of one text, computed once. */
 export function featuresOf(text: EventText): TextFeatures {
   let features = featureCache.get(text);
   if (!features) {
-    features = textFeatures(text.title, text.summary);
+    const key = `${text.title}\u0000${text.summary}`;
+    features = featuresByContent.get(key);
+    if (!features) {
+      features = textFeatures(text.title, text.summary);
+      if (featuresByContent.size >= CONTENT_CACHE)
+        featuresByContent.delete(featuresByContent.keys().next().value!);
+      featuresByContent.set(key, features);
+    }
     featureCache.set(text, features);
   }
   return features;
@@ -251,6 +280,14 @@ export function matchSignal(signal: NewSignal, candidates: readonly CandidateEve
       let s = similarity(signal.features, features[i]!);
       if (sameFacts(signal.text, signal.countryCodes, text, event.countryCodes, hours))
         s = Math.max(s, bar + NEWS.factMargin);
+      else if (
+        s >= NEWS.sameKind &&
+        hours <= NEWS.kindHours &&
+        kinMatch(signal.text, text) &&
+        !contradict(signal.text, text) &&
+        signal.countryCodes.some((c) => event.countryCodes.includes(c))
+      )
+        s = Math.max(s, bar);
       if (s >= bar && actorVeto(signal.text, text)) continue;
       score = Math.max(score, s);
     }
@@ -268,18 +305,25 @@ export function matchSignal(signal: NewSignal, candidates: readonly CandidateEve
   return best;
 }
 
+// Ranked once per text: an event's terms are rebuilt from its kept texts at every change.
+const headlineCache = new WeakMap<TextFeatures, string[]>();
+
 /**
  * The headline words of a text that index its event (day-bucketed by `termsOf`): its most
  * telling few, names before other words and longer before shorter, so a lookup reads short
  * posting lists rather than every event that says "attack".
  */
 export function headlineWords(features: TextFeatures): string[] {
+  const known = headlineCache.get(features);
+  if (known) return known;
   const ranked = [...features.head.entries()].sort(
     ([a, wa], [b, wb]) => wb - wa || b.length - a.length || (a < b ? -1 : 1),
   );
   // Names (places, actors) when the headline has any: common words make long posting lists.
   const names = ranked.filter(([, weight]) => weight >= NEWS.nameWeight);
-  return (names.length > 0 ? names : ranked).slice(0, NEWS.termWords).map(([word]) => word);
+  const words = (names.length > 0 ? names : ranked).slice(0, NEWS.termWords).map(([word]) => word);
+  headlineCache.set(features, words);
+  return words;
 }
 
 /**
@@ -312,21 +356,168 @@ export function termsOf(
  * "Colombia quake" and "in shattered Cali") still meet. Disaster texts without a carried kind
  * give the disaster kinds their words name.
  */
-export function hazardWords(
-  layer: Layer,
-  countries: readonly string[],
-  texts: readonly EventText[],
-): string[] {
+function hazardWords(layer: Layer, countries: readonly string[], texts: readonly EventText[]): string[] {
   const kinds = new Set(texts.flatMap((t) => (t.kind || layer === 'disaster' ? kindsOfText(t) : [])));
   return [...kinds].flatMap((kind) => countries.slice(0, 5).map((c) => `hz:${kind}:${c}`));
 }
 
+// A signal's lookup is read twice (the stored lookup, then the batch's own index).
+const lookupCache = new WeakMap<NewSignal, string[]>();
+
 /** The terms a new signal looks up: its words over the window, its quake's slots. */
 export function lookupTerms(signal: NewSignal): string[] {
+  const known = lookupCache.get(signal);
+  if (known) return known;
   const window = NEWS.windowDays * DAY;
   const words = [
     ...headlineWords(signal.features),
     ...hazardWords(signal.threatLayer, signal.countryCodes, [signal.text]),
   ];
-  return termsOf(words, signal.publishedAt - window, signal.publishedAt + window, signal.quake);
+  const terms = termsOf(words, signal.publishedAt - window, signal.publishedAt + window, signal.quake);
+  lookupCache.set(signal, terms);
+  return terms;
+}
+
+/** The terms an event is indexed under (its texts' headline words over its days, its quake). */
+export function eventTerms(event: CandidateEvent): string[] {
+  const words = new Set<string>();
+  for (const text of event.texts) for (const w of headlineWords(featuresOf(text))) words.add(w);
+  for (const w of hazardWords(event.threatLayer, event.countryCodes, event.texts)) words.add(w);
+  return termsOf(words, event.firstSeenAt, event.lastSeenAt, event.quake);
+}
+
+/** The facts an event takes from a new member or from an event merged into it. */
+type Facts = Pick<CandidateEvent, 'countryCodes' | 'firstSeenAt' | 'lastSeenAt' | 'upstreamKeys' | 'quake'>;
+
+/** Adds `from`'s countries, time span, upstream keys and quake to `into` (in memory). */
+function addFacts(into: CandidateEvent, from: Facts) {
+  into.countryCodes = [...new Set([...into.countryCodes, ...from.countryCodes])];
+  into.firstSeenAt = Math.min(into.firstSeenAt, from.firstSeenAt);
+  into.lastSeenAt = Math.max(into.lastSeenAt, from.lastSeenAt);
+  into.upstreamKeys = [...new Set([...into.upstreamKeys, ...from.upstreamKeys])].sort();
+  into.quake ??= from.quake;
+  into.features = undefined;
+}
+
+/** Adds a member's facts to an event (in memory). */
+function absorb(event: CandidateEvent, signal: NewSignal) {
+  addFacts(event, { ...signal, firstSeenAt: signal.publishedAt, lastSeenAt: signal.publishedAt });
+  // The founder's text stays; the latest others replace the oldest of them.
+  event.texts = [...event.texts, signal.text];
+  if (event.texts.length > NEWS.maxTexts) event.texts.splice(1, event.texts.length - NEWS.maxTexts);
+}
+
+/** Folds `from` (merged away) into `into` (in memory). */
+function fold(into: CandidateEvent, from: CandidateEvent) {
+  addFacts(into, from);
+  into.texts = [...into.texts, ...from.texts].slice(0, NEWS.maxTexts);
+}
+
+/** What linking one batch decided, in memory: src/events/link.ts writes it. */
+export interface BatchLinks {
+  /** Signal id → the live event it belongs to. */
+  events: Map<string, string>;
+  /** Live events the batch founded or changed (candidates it absorbed signals into), by id. */
+  touched: Map<string, CandidateEvent>;
+  /** Ids of the events the batch founded. */
+  created: Set<string>;
+  /** Event id → the event it was merged into (follow the chain to a live one). */
+  mergedInto: Map<string, string>;
+  joined: number;
+  merged: number;
+}
+
+/** Publication order, then id: the first report founds the event. */
+const byPublication = (a: NewSignal, b: NewSignal) =>
+  a.publishedAt - b.publishedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * Links a batch of new signals to events (pure: no I/O; the candidate events it is given are
+ * updated in place as signals join them). Signals are taken in publication order; each is
+ * matched (`matchSignal`) against its stored candidates (`storedOf`, as the database lookup
+ * found them) and the events of this batch its index terms meet, bounded like the stored lookup,
+ * then joins the match or founds its own event (`createdAt` = `now`). Ingest
+ * (src/events/link.ts) and the reader's cross-validation (scripts/reader/link-sim.ts) both run
+ * this, so the CV measures the linking that runs.
+ */
+export function linkBatch(
+  signals: readonly NewSignal[],
+  storedOf: (signal: NewSignal) => readonly CandidateEvent[],
+  now: number,
+): BatchLinks {
+  const out: BatchLinks = {
+    events: new Map(),
+    touched: new Map(),
+    created: new Set(),
+    mergedInto: new Map(),
+    joined: 0,
+    merged: 0,
+  };
+  // Events of this batch by index term, so a later signal of the batch finds them (ten outlets
+  // in one poll).
+  const index = new Map<string, Set<CandidateEvent>>();
+  const file = (term: string, event: CandidateEvent) => {
+    let set = index.get(term);
+    if (!set) index.set(term, (set = new Set()));
+    set.add(event);
+  };
+  const live = (event: CandidateEvent): CandidateEvent => {
+    let id = event.id;
+    while (out.mergedInto.has(id)) id = out.mergedInto.get(id)!;
+    return out.touched.get(id) ?? event;
+  };
+  for (const signal of [...signals].sort(byPublication)) {
+    const pool = new Map<string, CandidateEvent>();
+    for (const event of storedOf(signal)) {
+      const current = live(event);
+      pool.set(current.id, current);
+    }
+    const near = new Map<CandidateEvent, number>();
+    for (const term of [...lookupTerms(signal), ...signal.upstreamKeys.map((k) => `k:${k}`)]) {
+      for (const event of index.get(term) ?? []) near.set(event, (near.get(event) ?? 0) + 1);
+    }
+    // Bounded like the stored lookup: the batch events sharing the most terms.
+    const closest = [...near.entries()].sort((a, b) => b[1] - a[1]).slice(0, NEWS.maxCandidates);
+    for (const [event] of closest) {
+      const current = live(event);
+      pool.set(current.id, current);
+    }
+    const match = matchSignal(signal, [...pool.values()]);
+    let event: CandidateEvent;
+    if (!match) {
+      event = {
+        id: signal.id,
+        threatLayer: signal.threatLayer,
+        countryCodes: [...signal.countryCodes],
+        firstSeenAt: signal.publishedAt,
+        lastSeenAt: signal.publishedAt,
+        createdAt: now,
+        upstreamKeys: [...signal.upstreamKeys],
+        texts: [signal.text],
+        quake: signal.quake,
+      };
+      out.created.add(event.id);
+    } else {
+      event = match.event;
+      absorb(event, signal);
+      out.joined += 1;
+      for (const other of match.merge) {
+        if (other.id === event.id) continue;
+        fold(event, other);
+        out.mergedInto.set(other.id, event.id);
+        out.touched.delete(other.id);
+        out.merged += 1;
+      }
+    }
+    out.touched.set(event.id, event);
+    for (const term of eventTerms(event)) file(term, event);
+    for (const key of event.upstreamKeys) file(`k:${key}`, event);
+    out.events.set(signal.id, event.id);
+  }
+  for (const [signalId, eventId] of out.events) {
+    let id = eventId;
+    while (out.mergedInto.has(id)) id = out.mergedInto.get(id)!;
+    out.events.set(signalId, id);
+  }
+  return out;
 }

@@ -11,11 +11,17 @@ export const NEWS = {
   /** Similarity at or above which two items of the same layer are one story. */
   sameLayer: 0.2,
   /** Higher bar for two items of different (but compatible) layers: the reading may differ. */
-  crossLayer: 0.46,
+  crossLayer: 0.36,
   /** Lower bar for two disaster reports of one country naming the same kind of disaster. */
   sameHazard: 0.08,
   /** Reports stating the same facts (kind, country, toll or city) within this many hours are one event. */
   factHours: 36,
+  /**
+   * Reports of one kind (or kinds of one family) in a shared country within this many hours that
+   * contradict each other in nothing (city, toll) need only `sameKind` similarity.
+   */
+  kindHours: 24,
+  sameKind: 0.05,
   /** The similarity margin a same-facts pair clears its bar by (it then competes with text matches). */
   factMargin: 0.05,
   /** Higher bar when only one of the two names a country (no country agreement to lean on). */
@@ -40,7 +46,7 @@ export const NEWS = {
   /** ...and only when the headlines share at least this many words (one shared name is chance). */
   headlineMinShared: 2,
   /** Headline words per text that index an event (candidate terms): its most telling few. */
-  termWords: 4,
+  termWords: 8,
   /** Member texts an event keeps to compare with (the founder, then the latest). */
   maxTexts: 5,
   /** Candidate events fetched per new signal (the bound on linking work). */
@@ -52,6 +58,22 @@ export const NEWS = {
    */
   perTerm: 8,
 } as const;
+
+/**
+ * Kinds of the reader's taxonomy (src/reading/data/kinds.json) that reports of one happening
+ * name interchangeably: a strike one outlet calls a drone attack another calls a missile strike.
+ */
+export const KIND_FAMILIES: Readonly<Record<string, string>> = {
+  air_strike: 'strike',
+  missile_attack: 'strike',
+  drone_attack: 'strike',
+  shelling: 'strike',
+  naval_attack: 'strike',
+  mass_casualty_attack: 'violence',
+  shooting: 'violence',
+  stabbing: 'violence',
+  murder: 'violence',
+};
 
 /** Earthquakes from different feeds (USGS, GDACS, EONET) are one event within these limits. */
 export const QUAKE = {

@@ -15,10 +15,10 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
 export interface TextFeatures {
   /** Stemmed content words with their weights (names weigh more). */
   words: Map<string, number>;
-  /** Adjacent content-word pairs of the headline and summary. */
-  pairs: Set<string>;
-  /** Character fragments of the content words. */
-  grams: Set<string>;
+  /** Adjacent content-word pairs of the headline and summary, hashed, sorted, distinct. */
+  pairs: Uint32Array;
+  /** Character fragments of the content words, hashed, sorted, distinct. */
+  grams: Uint32Array;
   /** The headline's content words in order (containment of a truncated headline). */
   headline: string[];
   /** True when the headline was visibly cut (ends in an ellipsis). */
@@ -52,6 +52,64 @@ interface Token {
   number: boolean;
 }
 
+/**
+ * Cyrillic letters in Latin (Ukrainian national romanisation, Russian letters beside it), so a
+ * name compares across scripts: Львів/Lviv, Дніпро/Dnipro, Харків/Kharkiv. `г` is `h` in a
+ * word with a Ukrainian letter (Ріг/Rih), else `g` (Russian: Белгород/Belgorod).
+ */
+const CYRILLIC: Readonly<Record<string, string>> = {
+  а: 'a',
+  б: 'b',
+  в: 'v',
+  г: 'g',
+  ґ: 'g',
+  д: 'd',
+  е: 'e',
+  ё: 'e',
+  є: 'ie',
+  ж: 'zh',
+  з: 'z',
+  и: 'y',
+  і: 'i',
+  ї: 'i',
+  й: 'i',
+  к: 'k',
+  л: 'l',
+  м: 'm',
+  н: 'n',
+  о: 'o',
+  п: 'p',
+  р: 'r',
+  с: 's',
+  т: 't',
+  у: 'u',
+  ф: 'f',
+  х: 'kh',
+  ц: 'ts',
+  ч: 'ch',
+  ш: 'sh',
+  щ: 'shch',
+  ъ: '',
+  ы: 'y',
+  ь: '',
+  э: 'e',
+  ю: 'iu',
+  я: 'ia',
+  ʼ: '',
+  '’': '',
+};
+const HAS_CYRILLIC = /[\u0400-\u04ff]/u;
+const UKRAINIAN = /[іїєґ]/u;
+
+/** A lower-cased word in Latin letters (unchanged unless Cyrillic). */
+function latin(word: string): string {
+  if (!HAS_CYRILLIC.test(word)) return word;
+  const ukrainian = UKRAINIAN.test(word);
+  let out = '';
+  for (const ch of word) out += ch === 'г' && ukrainian ? 'h' : (CYRILLIC[ch] ?? ch);
+  return out;
+}
+
 /** Crude cross-language stemming: a long word is known by its first letters (Magdeburg/Magdeburger). */
 const stem = (word: string): string =>
   word.length > NEWS.stemLength ? word.slice(0, NEWS.stemLength) : word;
@@ -70,9 +128,28 @@ function tokens(text: string): Token[] {
     if (lower.length < 2 || STOP_WORDS.has(lower)) continue;
     // A capitalised word that does not open a sentence is a name: a place or an actor.
     const opening = /(?:^|[.!?:;\n"«“]\s*)$/u.test(normal.slice(Math.max(0, match.index - 3), match.index));
-    out.push({ key: stem(lower), name: raw[0] !== lower[0] && !opening, number: false });
+    out.push({ key: stem(latin(lower)), name: raw[0] !== lower[0] && !opening, number: false });
   }
   return out;
+}
+
+/**
+ * FNV-1a over UTF-16 units: word pairs and fragments compare as 32-bit numbers (a collision
+ * between two fragments of two short texts is rare enough to move no similarity measurably).
+ */
+function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** Sorted, without repeats. */
+function sortedSet(values: number[]): Uint32Array {
+  const sorted = Uint32Array.from(values).sort();
+  let n = 0;
+  for (let i = 0; i < sorted.length; i++)
+    if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[n++] = sorted[i]!;
+  return sorted.subarray(0, n);
 }
 
 /** Features of one item's headline and summary (the summary may repeat the headline). */
@@ -91,16 +168,16 @@ export function textFeatures(title: string, summary: string): TextFeatures {
     const weight = t.number ? NEWS.numberWeight : t.name ? NEWS.nameWeight : 1;
     words.set(t.key, Math.max(words.get(t.key) ?? 0, weight));
   }
-  const pairs = new Set<string>();
+  const pairs: number[] = [];
   for (const list of [head, tokens(body)]) {
-    for (let i = 1; i < list.length; i++) pairs.add(`${list[i - 1]!.key} ${list[i]!.key}`);
+    for (let i = 1; i < list.length; i++) pairs.push(hash(`${list[i - 1]!.key} ${list[i]!.key}`));
   }
-  const grams = new Set<string>();
+  const grams: number[] = [];
   for (const t of all) {
     if (t.number) continue;
     const padded = `_${t.key}_`;
     for (let i = 0; i + NEWS.gramLength <= padded.length; i++)
-      grams.add(padded.slice(i, i + NEWS.gramLength));
+      grams.push(hash(padded.slice(i, i + NEWS.gramLength)));
   }
   const headMap = new Map<string, number>();
   for (const t of head) {
@@ -113,8 +190,8 @@ export function textFeatures(title: string, summary: string): TextFeatures {
   for (const w of headMap.values()) headNorm += w * w;
   return {
     words,
-    pairs,
-    grams,
+    pairs: sortedSet(pairs),
+    grams: sortedSet(grams),
     headline: headWords.map((t) => t.key),
     truncated,
     wordNorm: Math.sqrt(norm),
@@ -145,12 +222,23 @@ function cosine(
   return shared < least ? 0 : dot / (aNorm * bNorm);
 }
 
-function dice(a: Set<string>, b: Set<string>): number {
-  if (a.size === 0 || b.size === 0) return 0;
-  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+/** Dice overlap of two sorted, distinct hash lists (one merge pass, no lookups). */
+function dice(a: Uint32Array, b: Uint32Array): number {
+  if (a.length === 0 || b.length === 0) return 0;
   let shared = 0;
-  for (const key of small) if (large.has(key)) shared++;
-  return (2 * shared) / (a.size + b.size);
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i]!;
+    const y = b[j]!;
+    if (x === y) {
+      shared++;
+      i++;
+      j++;
+    } else if (x < y) i++;
+    else j++;
+  }
+  return (2 * shared) / (a.length + b.length);
 }
 
 /**

@@ -3,6 +3,7 @@ import { extractEntities } from '../../src/reading/entities';
 import {
   actorVeto,
   featuresOf,
+  linkBatch,
   matchSignal,
   type CandidateEvent,
   type EventText,
@@ -95,6 +96,12 @@ describe('news similarity', () => {
     expect(similarity(cut, full)).toBe(1);
     // Too short a cut says too little.
     expect(similarity(textFeatures('Fuel depot…', ''), full)).toBeLessThan(1);
+  });
+
+  it('compares a Cyrillic name with its Latin spelling (Львів / Lviv, Харків / Kharkiv)', () => {
+    expect([...textFeatures('Львів: вибух на заводі', '').words.keys()]).toContain('lviv');
+    expect([...textFeatures('Харків під обстрілом', '').words.keys()]).toContain('kharki');
+    expect([...textFeatures('Explosion at a plant in Lviv', '').words.keys()]).toContain('lviv');
   });
 
   it('normalises numbers: 1,000 and 1000 are one token', () => {
@@ -225,5 +232,56 @@ describe('one event across languages: the facts the reading carries', () => {
     const b = carried('Shelling kills two in Ostrovets', { kind: 'shelling', dead: 2, city: 'Ostrovets' });
     expect(similarity(featuresOf(a), featuresOf(b))).toBeGreaterThan(NEWS.sameLayer);
     expect(matchSignal(withText(b), [event('', '', { texts: [a] })])).toBeNull();
+  });
+
+  it('links kinds of one family: a drone attack and a missile strike on one city', () => {
+    const en = carried('Missile strike on Varnagrad apartment block', {
+      kind: 'missile_attack',
+      city: 'Varnagrad',
+    });
+    const uk = carried('Дрони атакували Варнаград: пошкоджено багатоповерхівку', {
+      kind: 'drone_attack',
+      city: 'Varnagrad',
+    });
+    expect(matchSignal(withText(uk), [event('', '', { texts: [en] })])?.event.id).toBeDefined();
+    // A strike and a protest are not one happening, whatever the city.
+    const protest = carried('Протест у Варнаграді', { kind: 'protest', city: 'Varnagrad' });
+    expect(matchSignal(withText(protest), [event('', '', { texts: [en] })])).toBeNull();
+  });
+
+  it('does not fold a strike into a shelling of another city of one family on one day', () => {
+    const a = carried('Missile strike hits Varnagrad', { kind: 'missile_attack', city: 'Varnagrad' });
+    const b = carried('Shelling hits Ostrovets', { kind: 'shelling', city: 'Ostrovets' });
+    expect(matchSignal(withText(b), [event('', '', { texts: [a] })])).toBeNull();
+  });
+});
+
+describe('one batch, as ingest and the cross-validation link it', () => {
+  it('links a Russian and an English report of one strike and keeps a front-line report apart', () => {
+    const at = (h: number) => T0 + h * HOUR;
+    const mk = (id: string, title: string, h: number, facts: Pick<EventText, 'kind' | 'dead' | 'city'>) => {
+      const t: EventText = { ...text(title), ...facts };
+      return { ...signal('placeholder', ''), id, publishedAt: at(h), text: t, features: featuresOf(t) };
+    };
+    const en = mk('en', 'Missile strike on Varnagrad apartment block kills 7', 0, {
+      kind: 'missile_attack',
+      dead: 7,
+      city: 'Varnagrad',
+    });
+    const ru = mk('ru', 'Ракетный удар по жилому дому: погибли семь человек', 3, {
+      kind: 'missile_attack',
+      dead: 7,
+      city: null,
+    });
+    const front = mk('front', 'Missile strike on Ostrovets rail depot kills 2', 2, {
+      kind: 'missile_attack',
+      dead: 2,
+      city: 'Ostrovets',
+    });
+    const links = linkBatch([ru, front, en], () => [], T0);
+    expect(links.events.get('ru')).toBe('en');
+    expect(links.events.get('front')).toBe('front');
+    expect([...links.created].sort()).toEqual(['en', 'front']);
+    expect(links.joined).toBe(1);
   });
 });
