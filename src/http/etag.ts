@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import type { AppEnv } from '../deps';
-import type { Store } from '../store/types';
 
 /** A rendered public read: exactly the bytes sent, their headers, and their validator. */
 export interface Representation {
@@ -84,12 +83,12 @@ async function withTimeout<T>(work: Promise<T>): Promise<T> {
   }
 }
 
-async function cached(store: Store, key: string, log: AppEnv['Bindings']['deps']['log']) {
+async function cached(deps: AppEnv['Bindings']['deps'], key: string) {
   try {
-    return await withTimeout(store.get<Representation>(key));
+    return await withTimeout(deps.store.get<Representation>(key));
   } catch (error) {
     // A cache that is down must not take the public reads with it: render from the database.
-    log.warn('public cache unavailable; rendering fresh', { error: String(error) });
+    deps.log.warn('public cache unavailable; rendering fresh', { error: String(error) });
     return null;
   }
 }
@@ -104,8 +103,10 @@ export async function cachedPublicRead(
   options: { key: string; maxAge: number },
   render: () => Promise<Omit<Representation, 'etag'>>,
 ): Promise<Response> {
-  const { store, log, waitUntil } = c.env.deps;
-  let representation = await cached(store, options.key, log);
+  // `log` is read only on failure: the request's logger is made on first read (see `observe`).
+  const { deps } = c.env;
+  const { store, waitUntil } = deps;
+  let representation = await cached(deps, options.key);
   if (!representation) {
     const fresh = await render();
     representation = { ...fresh, etag: await strongEtag(fresh.body) };
@@ -113,7 +114,7 @@ export async function cachedPublicRead(
       const saving = representation;
       waitUntil(
         withTimeout(store.set(options.key, saving, options.maxAge)).catch((error: unknown) =>
-          log.warn('public cache write failed', { error: String(error) }),
+          deps.log.warn('public cache write failed', { error: String(error) }),
         ),
       );
     }
