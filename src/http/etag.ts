@@ -137,7 +137,7 @@ const DIGEST_CHUNK = 256 * 1024;
  * `hono/etag`'s tag for `body`: hex SHA-1 of its bytes, chained over 256 KiB blocks (each
  * block hashed after the previous block's digest), so the tags already handed out stay valid.
  */
-export function bodyDigest(body: string): string {
+function bodyDigest(body: string): string {
   const bytes = new TextEncoder().encode(body);
   let digest: Uint8Array | undefined;
   for (let offset = 0; offset < bytes.length; offset += DIGEST_CHUNK) {
