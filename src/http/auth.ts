@@ -32,8 +32,25 @@ export const invalidKey = () =>
     `The API key is unknown, malformed or revoked: check it for typos. ${NEXT_STEP}`,
   );
 
+/**
+ * Lookups of keys in flight, by key hash, so the concurrent requests of one key share one
+ * query: when a busy key's cache entry expires, every request then in flight missed it and
+ * each asked the database (50 at once under the benchmark's load, queueing on the pool).
+ * Module level on purpose: it only holds promises still running.
+ */
+const lookingUp = new Map<string, Promise<Caller | null>>();
+
 /** The active key behind `keyHash` from the database (and into the cache), or null. */
-async function lookUp(c: Context<AppEnv>, keyHash: string): Promise<Caller | null> {
+function lookUp(c: Context<AppEnv>, keyHash: string): Promise<Caller | null> {
+  let pending = lookingUp.get(keyHash);
+  if (!pending) {
+    pending = readKey(c, keyHash).finally(() => lookingUp.delete(keyHash));
+    lookingUp.set(keyHash, pending);
+  }
+  return pending;
+}
+
+async function readKey(c: Context<AppEnv>, keyHash: string): Promise<Caller | null> {
   const record = await findKeyByHash(c.env.deps.db, keyHash);
   if (!record || record.revoked) return null;
   const caller: Caller = {

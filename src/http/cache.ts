@@ -115,12 +115,13 @@ export async function cached<T>(
   visibility: 'public' | 'private',
   waitMs?: number,
 ): Promise<T> {
-  const { store, now, log } = c.env.deps;
-  const clock = () => now().getTime();
-  const result = await cachedValue(store, key, ttlSeconds, compute, {
+  const { deps } = c.env;
+  const clock = () => deps.now().getTime();
+  const result = await cachedValue(deps.store, key, ttlSeconds, compute, {
     now: clock,
     waitMs,
-    onStoreError: (error) => log.warn('store unavailable; computing uncached', { key, error: String(error) }),
+    onStoreError: (error) =>
+      deps.log.warn('store unavailable; computing uncached', { key, error: String(error) }),
   });
   const age = Math.max(0, Math.floor((clock() - result.at) / 1000));
   const maxAge = Math.max(0, ttlSeconds - age);

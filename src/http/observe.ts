@@ -3,6 +3,7 @@ import { databaseView, type Database } from '../db/client';
 import type { AppEnv } from '../deps';
 import type { Logger } from '../log';
 import { requestStore } from '../store/deadline';
+import { plainHeaders } from './response-headers';
 import { storeView, type Store } from '../store/types';
 
 /** Milliseconds spent waiting on each backing service during one request. */
@@ -97,14 +98,13 @@ const ms = (value: number) => value.toFixed(1);
 const serverTiming = (timing: Timing, total: number) =>
   `db;dur=${ms(timing.db)};desc="database", store;dur=${ms(timing.store)};desc="rate limits and cache", total;dur=${ms(total)}`;
 
-const RESPONDERS = ['body', 'json', 'text', 'html', 'newResponse'] as const;
-
 /**
  * Gives every request an id (`X-Request-Id`, also on each of its log lines and in 5xx problem
  * bodies) and answers with `Server-Timing`. The request gets its own view of `deps` whose
- * database, store and logger record into it. The timing header is written as the response is
- * built rather than after it: a header added to a finished response makes Hono rebuild it
- * around a stream (see `securityHeaders`).
+ * database, store and logger record into it. The request's headers are kept in a plain record
+ * (`plainHeaders`), and the timing header is written as the response is built rather than
+ * after it: a header added to a finished response makes Hono rebuild it around a stream (see
+ * `securityHeaders`).
  */
 export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = performance.now();
@@ -127,14 +127,9 @@ export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
     },
   };
   c.set('requestId', requestId);
+  plainHeaders(c, (headers) => {
+    headers['server-timing'] = serverTiming(timing, performance.now() - started);
+  });
   c.header('X-Request-Id', requestId);
-  const context = c as unknown as Record<(typeof RESPONDERS)[number], (...args: unknown[]) => Response>;
-  for (const name of RESPONDERS) {
-    const respond = context[name];
-    context[name] = (...args) => {
-      c.header('Server-Timing', serverTiming(timing, performance.now() - started));
-      return respond(...args);
-    };
-  }
   await next();
 };

@@ -23,13 +23,14 @@ export const keyRule = (tier: Caller['tier']): LimitRule => (tier === 'pro' ? RU
  * request): a second one here cost each request another timer and promise race.
  */
 export async function admit(c: Context<AppEnv>, hits: LimitHit[], flag?: string): Promise<Admission | null> {
-  const { store, log, waitUntil } = c.env.deps;
+  // `log` is read only on failure: the request's logger is made on first read (see `observe`).
+  const { deps } = c.env;
   try {
-    const admission = await store.admit(hits, flag);
-    for (const result of admission.results) if (result.pending) waitUntil(result.pending);
+    const admission = await deps.store.admit(hits, flag);
+    for (const result of admission.results) if (result.pending) deps.waitUntil(result.pending);
     return admission;
   } catch (error) {
-    log.warn('store unavailable; failing open', {
+    deps.log.warn('store unavailable; failing open', {
       rules: hits.map((h) => h.rule.name),
       error: String(error),
     });

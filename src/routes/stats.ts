@@ -1,11 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { etag } from 'hono/etag';
 import { LayerSchema, WindowSchema } from '../analytics/schemas';
 import { DAY_MS, windowOf } from '../analytics/sql';
 import { platformStats } from '../analytics/stats';
 import { access } from '../http/auth';
 import { cached, CACHE_TTL } from '../http/cache';
 import { edgeCache } from '../http/edge-cache';
+import { etaggedJson } from '../http/etag';
 import { answers, createRouter, errors } from '../http/openapi';
 import { SOURCE_TIERS } from '../vocab';
 
@@ -41,7 +41,7 @@ const statsRoute = createRoute({
   summary: 'Platform statistics',
   description:
     'Signal volumes, sources by tier, language coverage and layer breakdown. Public; cached 10 minutes.',
-  middleware: [edgeCache(), access('public'), etag()] as const,
+  middleware: [edgeCache(), access('public')] as const,
   ...answers({ cached: true }),
   responses: {
     200: { description: 'The statistics.', content: { 'application/json': { schema: StatsSchema } } },
@@ -69,5 +69,5 @@ export const statsRoutes = createRouter().openapi(statsRoute, async (c) => {
     },
     'public',
   );
-  return c.json(value, 200);
+  return etaggedJson(c, value);
 });

@@ -1,9 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
-import { etag } from 'hono/etag';
 import { access } from '../http/auth';
 import { cached, CACHE_TTL } from '../http/cache';
 import { edgeCache } from '../http/edge-cache';
+import { etaggedJson } from '../http/etag';
 import { answers, createRouter, errors } from '../http/openapi';
 import { ApiError } from '../http/problem';
 import { STORE_TIMEOUT_MS, withDeadline } from '../store/deadline';
@@ -42,7 +42,7 @@ const freshnessRoute = createRoute({
   tags: ['System'],
   summary: 'Data freshness',
   description: `Latest ingest and publication times, ingest lag, sources silent for 48 hours or more, and the lag of each live (polled) source. Public; read from the counters ingest keeps, cached 30 seconds (the lags are to \`checked_at\`).`,
-  middleware: [edgeCache(), access('public'), etag()] as const,
+  middleware: [edgeCache(), access('public')] as const,
   ...answers({ cached: true }),
   responses: {
     200: {
@@ -124,5 +124,5 @@ export const systemRoutes = createRouter()
       () => readFreshnessCounts(db, now()),
       'public',
     );
-    return c.json(freshnessAt(counts, now()), 200);
+    return etaggedJson(c, freshnessAt(counts, now()));
   });
