@@ -13,6 +13,10 @@ export interface Casualties {
   evidence: string[];
 }
 
+/** The casualty count the severity level reads: the dead, and a third of the hurt and the missing. */
+export const casualtyCount = (c: Casualties): number =>
+  (c.dead ?? 0) + ((c.hurt ?? 0) + (c.missing ?? 0)) / 3;
+
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A term of the data files as a regex fragment (trailing `*` = any ending). */

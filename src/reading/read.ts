@@ -7,22 +7,17 @@
  */
 import { finalScore, TIER_ADJUSTMENT } from '../sources/scoring';
 import type { Layer, SourceTier, Valence } from '../vocab';
-import { findCasualties, type Casualties } from './casualties';
+import { casualtyCount, findCasualties, type Casualties } from './casualties';
 import { featuresOf, type Features, type ReadFacts } from './features';
 import { isSupported, itemLanguage, type SupportedLanguage } from './language';
 import { anyIn, found, text as textOf, type Text } from './lexicon';
 import { layerOf, SEVERITY_STEP, shippedModel, valenceOf, type LinearModel, type Prediction } from './model';
-import { KINDS, LAYER_DEFAULT_BASE, rulesFor, type Compiled } from './rules';
+import { KINDS, LAYER_DEFAULT_BASE, LEVELS, rulesFor, type Compiled } from './rules';
 
 /** The gate of items in a language without rules whose kind or place is unclear: counted per source. */
 export const UNREAD_LANGUAGE = 'unread language';
 /** Only this much of the summary is read: headlines and ledes carry the facts. */
 const SUMMARY_PREFIX = 1000;
-
-const CASUALTY_FACTOR = 1.3;
-const CASUALTY_CAP = 3.5;
-const SCOPE_BONUS = 0.5;
-const HEDGE_PENALTY = -1;
 
 interface ScoreTerms {
   base: number;
@@ -82,10 +77,18 @@ const clamp = (v: number, lo: number, hi: number): number => Math.min(hi, Math.m
 const tenth = (v: number): number => Math.round(v * 10) / 10;
 const hundredth = (v: number): number => Math.round(v * 100) / 100;
 
-/** The casualty term: log-scaled, so the first deaths weigh most and 180 is not 7 times 25. */
-export function casualtyTerm(c: Casualties): number {
-  const count = (c.dead ?? 0) + (c.hurt ?? 0) / 3 + (c.missing ?? 0) / 3;
-  return count > 0 ? tenth(clamp(CASUALTY_FACTOR * Math.log10(1 + count), 0, CASUALTY_CAP)) : 0;
+/**
+ * The casualty term over a kind's `base`: the fitted lift of the highest bucket the count reaches
+ * (from 1, 2, 10, 100), and at least what lifts the level to that bucket's floor, the rubric's
+ * steps (deaths in a local attack, a deadly strike, mass casualties), rather than a smooth curve.
+ */
+export function casualtyTerm(c: Casualties, base: number): number {
+  const count = casualtyCount(c);
+  const { edges, lifts, floors } = LEVELS.casualties;
+  let term = 0;
+  for (let i = 0; i < edges.length; i++)
+    if (count >= edges[i]!) term = Math.max(lifts[i]!, tenth((floors[i] ?? 0) - base));
+  return term;
 }
 
 /** What the rules read of one item before the model decides. */
@@ -152,12 +155,13 @@ function ruleLevel(
   layer: Layer,
 ): Omit<ScoreTerms, 'model' | 'tier'> & { kind: string | null } {
   const kind = kindOf(facts, layer);
+  const base = kind ? KINDS[kind]!.base : LAYER_DEFAULT_BASE[layer];
   return {
     kind,
-    base: kind ? KINDS[kind]!.base : LAYER_DEFAULT_BASE,
-    casualties: casualtyTerm(facts.casualties),
-    scope: facts.scope ? SCOPE_BONUS : 0,
-    hedge: facts.hedges.length ? HEDGE_PENALTY : 0,
+    base,
+    casualties: casualtyTerm(facts.casualties, base),
+    scope: facts.scope ? LEVELS.scope : 0,
+    hedge: facts.hedges.length ? LEVELS.hedge : 0,
   };
 }
 

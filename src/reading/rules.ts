@@ -37,7 +37,20 @@ export interface Kind {
   needs_layer?: boolean;
 }
 export const KINDS = kindsFile.kinds as Record<string, Kind>;
-export const LAYER_DEFAULT_BASE = kindsFile.layerDefault;
+/** The base of an item whose text names no kind of the layer read. */
+export const LAYER_DEFAULT_BASE = kindsFile.layerDefault as Record<Layer, number>;
+
+/** What casualties, scope and a hedge add to the base: fitted to the labels (scripts/reader/levels.ts). */
+export interface Levels {
+  /**
+   * A casualty count at or above `edges[i]` adds `lifts[i]` (the highest edge reached), and at
+   * least what lifts the level to `floors[i]` (the rubric's steps).
+   */
+  casualties: { edges: number[]; lifts: number[]; floors: number[] };
+  scope: number;
+  hedge: number;
+}
+export const LEVELS: Levels = kindsFile.levels;
 
 /** A kind word of a language, with the kind it names. */
 type KindTerm = Term & { kind: string };

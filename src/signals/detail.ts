@@ -43,12 +43,18 @@ const ClassificationSchema = z
     hedges: z.array(z.string()).openapi({ description: 'Hedging words in the headline.', example: [] }),
     terms: z
       .object({
-        base: Term('Base of the event kind (or the layer default).', 5.5),
-        casualties: Term('min(3.5, 1.3 × log10(1 + dead + (hurt + missing) / 3)).', 1.9),
-        scope: Term('+0.5 when several countries or a nationwide scope.', 0),
-        hedge: Term('−1 when the headline hedges.', 0),
+        base: Term(
+          "Base of the event kind (or the layer's default when the text names no kind of the layer read), fitted to the labelled severities.",
+          5.2,
+        ),
+        casualties: Term(
+          "Lift of the bucket reached by dead + (hurt + missing) / 3 (from 1, 2, 10, 100), fitted to the labels, and at least up to the bucket's floor on the rubric's scale (4, 5, 6, 7).",
+          1.1,
+        ),
+        scope: Term('Lift when several countries or a nationwide scope, fitted to the labels.', 0),
+        hedge: Term('Lift when the headline hedges, fitted to the labels.', 0),
         model: Term(
-          "The learned model's move of the rules' level (kind, casualties, scope, hedge) towards its own estimate, within ±3; absent before version 2.",
+          "The learned model's move of the rules' level (kind, casualties, scope, hedge) towards its own estimate, within ±1.5 (±3 before the levels were fitted); absent before version 2.",
           0.4,
         ).optional(),
         tier: Term('Source tier adjustment.', 0),

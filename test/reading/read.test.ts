@@ -9,9 +9,9 @@ import {
 } from '../../src/reading/features';
 import { fixedModel } from './fixed-model';
 import { cyrillicLanguage, itemLanguage, SUPPORTED_LANGUAGES } from '../../src/reading/language';
-import { dequantise, LinearModel, OUTPUTS, quantise } from '../../src/reading/model';
+import { dequantise, LinearModel, OUTPUTS, quantise, SEVERITY_STEP } from '../../src/reading/model';
 import { casualtyTerm, readFacts, readNews, type NewsInput } from '../../src/reading/read';
-import { rulesFor } from '../../src/reading/rules';
+import { KINDS, LAYER_DEFAULT_BASE, LEVELS, rulesFor } from '../../src/reading/rules';
 
 // Every headline here is invented for the test.
 
@@ -78,12 +78,23 @@ describe('casualties', () => {
     expect(dead('Journalist shot dead outside his home', 'en')).toBe(1);
   });
 
-  it('is log-scaled: the first deaths weigh most', () => {
-    const term = (d: number) => casualtyTerm({ dead: d, hurt: null, missing: null, evidence: [] });
-    expect(term(1)).toBe(0.4);
-    expect(term(25)).toBe(1.8);
-    expect(term(100_000)).toBe(3.5);
-    expect(term(25) - term(1)).toBeGreaterThan(term(181) - term(25));
+  it('lifts the level by the bucket the casualty count reaches, at least to its rubric floor', () => {
+    const term = (dead: number | null, hurt: number | null = null, base = 10) =>
+      casualtyTerm({ dead, hurt, missing: null, evidence: [] }, base);
+    const { edges, lifts, floors } = LEVELS.casualties;
+    expect(edges).toEqual([1, 2, 10, 100]);
+    // over a high base the fitted lifts count, never less for more casualties
+    expect(term(null)).toBe(0);
+    expect(term(1)).toBe(lifts[0]);
+    expect(term(9)).toBe(lifts[1]);
+    expect(term(25)).toBe(lifts[2]);
+    expect(term(100_000)).toBe(lifts[3]);
+    for (let i = 1; i < lifts.length; i++) expect(lifts[i]).toBeGreaterThanOrEqual(lifts[i - 1]!);
+    // the hurt count a third: six hurt weigh as two dead
+    expect(term(null, 6)).toBe(lifts[1]);
+    // over a low base the rubric's floor is reached: 25 dead lift a base of 3 to the floor from 10
+    expect(term(25, null, 3)).toBeCloseTo(floors[2]! - 3, 5);
+    expect(term(null, null, 3)).toBe(0);
   });
 });
 
@@ -92,43 +103,48 @@ describe('severity: the rules set the level, the model moves it within a step', 
     Math.round((t.base + t.casualties + t.scope + t.hedge) * 10) / 10;
 
   it('takes the base of the kind of the layer read, plus casualties', () => {
+    const base = KINDS.mass_casualty_attack!.base;
+    // 30 dead: the bucket from 10, its fitted lift or up to its floor
+    const { lifts, floors } = LEVELS.casualties;
+    const casualties = Math.max(lifts[2]!, Math.round((floors[2]! - base) * 10) / 10);
     // the model's estimate equals the facts' level: it moves nothing
-    const model = fixedModel({ keep: true, layer: 'criminal', severity: 7.4 });
+    const model = fixedModel({ keep: true, layer: 'criminal', severity: base + casualties });
     const bombing = readNews(input('Suicide bombing at a mosque kills 30'), model);
-    // 1.3 × log10(1 + 30) = 1.9
     expect(bombing).toMatchObject({ layer: 'criminal', kind: 'mass_casualty_attack' });
-    expect(bombing.terms).toMatchObject({ base: 5.5, casualties: 1.9, hedge: 0, model: 0, tier: 0 });
-    expect(bombing.score).toBe(7.4);
-    // a kind of another layer than the one read does not set the base
+    expect(bombing.terms).toMatchObject({ base, casualties, hedge: 0, model: 0, tier: 0 });
+    expect(bombing.score).toBeCloseTo(base + casualties, 5);
+    // a kind of another layer than the one read does not set the base: the layer's default does
     const elsewhere = readNews(
       input('Suicide bombing at a mosque kills 30'),
       fixedModel({ keep: true, layer: 'health' }),
     );
-    expect(elsewhere.terms.base).toBe(3);
+    expect(elsewhere.terms.base).toBe(LAYER_DEFAULT_BASE.health);
   });
 
-  it('lowers the level of hedged reports, raises it for several-country scope, applies the tier', () => {
+  it('adds the fitted lifts of a hedged headline and of several-country scope, applies the tier', () => {
     const model = fixedModel({ keep: true, layer: 'disaster' });
     const hedged = readNews(input('Storm could flood the coast'), model);
     const plain = readNews(input('Storm floods the coast'), model);
-    expect(hedged.terms.hedge).toBe(-1);
-    expect(level(plain.terms) - level(hedged.terms)).toBe(1);
+    expect(hedged.terms.hedge).toBe(LEVELS.hedge);
+    expect(plain.terms.hedge).toBe(0);
     expect(
       readNews(input('Floods hit the delta', 'en', { countries: ['BD', 'IN'] }), model).terms.scope,
-    ).toBe(0.5);
+    ).toBe(LEVELS.scope);
     const found = readNews(input('Storm floods the coast', 'en', { tier: 'discovered' }), model);
     expect(plain.score - found.score).toBe(1);
   });
 
-  it("moves the level towards the model's estimate by at most ±3, and shows the move as a term", () => {
+  it("moves the level towards the model's estimate by at most ±SEVERITY_STEP, and shows the move", () => {
     const at = (severity: number) =>
       readNews(input('Storm floods the coast'), fixedModel({ keep: true, layer: 'disaster', severity }));
-    // storm: base 4.5, no casualties, no hedge
-    expect(at(5.5).terms.model).toBe(1);
-    expect(at(10).terms.model).toBe(3);
-    expect(at(0).terms.model).toBe(-3);
-    expect(at(10).score - at(0).score).toBe(6);
-    for (const r of [at(0), at(5.5), at(10)])
+    // storm: its base, no casualties, no hedge, no scope
+    const storm = level(at(0).terms);
+    expect(storm).toBe(KINDS.storm!.base);
+    expect(at(storm + 1).terms.model).toBe(Math.min(1, SEVERITY_STEP));
+    expect(at(10).terms.model).toBe(SEVERITY_STEP);
+    expect(at(0).terms.model).toBe(-SEVERITY_STEP);
+    expect(at(10).score - at(0).score).toBe(2 * SEVERITY_STEP);
+    for (const r of [at(0), at(storm + 1), at(10)])
       expect(r.score).toBeCloseTo(level(r.terms) + r.terms.model + r.terms.tier, 5);
   });
 });

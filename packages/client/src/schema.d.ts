@@ -1111,27 +1111,27 @@ export interface components {
             /** @description The score is the sum of these terms, clamped to 0–10. */
             terms: {
                 /**
-                 * @description Base of the event kind (or the layer default).
-                 * @example 5.5
+                 * @description Base of the event kind (or the layer's default when the text names no kind of the layer read), fitted to the labelled severities.
+                 * @example 5.2
                  */
                 base: number;
                 /**
-                 * @description min(3.5, 1.3 × log10(1 + dead + (hurt + missing) / 3)).
-                 * @example 1.9
+                 * @description Lift of the bucket reached by dead + (hurt + missing) / 3 (from 1, 2, 10, 100), fitted to the labels, and at least up to the bucket's floor on the rubric's scale (4, 5, 6, 7).
+                 * @example 1.1
                  */
                 casualties: number;
                 /**
-                 * @description +0.5 when several countries or a nationwide scope.
+                 * @description Lift when several countries or a nationwide scope, fitted to the labels.
                  * @example 0
                  */
                 scope: number;
                 /**
-                 * @description −1 when the headline hedges.
+                 * @description Lift when the headline hedges, fitted to the labels.
                  * @example 0
                  */
                 hedge: number;
                 /**
-                 * @description The learned model's move of the rules' level (kind, casualties, scope, hedge) towards its own estimate, within ±3; absent before version 2.
+                 * @description The learned model's move of the rules' level (kind, casualties, scope, hedge) towards its own estimate, within ±1.5 (±3 before the levels were fitted); absent before version 2.
                  * @example 0.4
                  */
                 model?: number;
