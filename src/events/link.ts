@@ -203,11 +203,21 @@ async function fetchCandidates(db: Database, signals: NewSignal[]): Promise<Map<
 
 const compatible = (layer: Layer): readonly Layer[] => COMPATIBLE_LAYERS[layer] ?? [layer];
 
+// Headline words by text object: an event is re-indexed on every member it takes in a batch,
+// and its texts (which never change) were each ranked already. Weak, like `featuresOf`'s cache.
+const textWords = new WeakMap<EventText, string[]>();
+
+const wordsOf = (text: EventText): string[] => {
+  let words = textWords.get(text);
+  if (!words) textWords.set(text, (words = headlineWords(featuresOf(text))));
+  return words;
+};
+
 /** The terms an event is indexed under (its texts' headline words over its days, its quake). */
 function eventTerms(event: CandidateEvent): string[] {
   const words = new Set<string>();
   for (const text of event.texts) {
-    for (const w of headlineWords(featuresOf(text))) words.add(w);
+    for (const w of wordsOf(text)) words.add(w);
   }
   for (const w of hazardWords(event.threatLayer, event.countryCodes, event.texts)) words.add(w);
   return termsOf(words, event.firstSeenAt, event.lastSeenAt, event.quake);
