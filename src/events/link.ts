@@ -225,11 +225,7 @@ export async function linkSignals(db: Database, inputs: LinkInput[]): Promise<Li
   outcome.joined = batch.joined;
   outcome.merged = batch.merged;
 
-  // Only stored signals move (the batch's are not written yet), so each founder here was counted.
-  outcome.unfounded = (
-    await writeEvents(db, [...batch.touched.values()], batch.created, batch.mergedInto)
-  ).sort();
-  const fresh = inputs.map((input) => ({
+  const fresh: FreshMember[] = inputs.map((input) => ({
     id: input.id,
     event_id: outcome.events.get(input.id)!,
     base: input.baseScore,
@@ -237,8 +233,47 @@ export async function linkSignals(db: Database, inputs: LinkInput[]): Promise<Li
     source_name: input.sourceName,
     source_url: input.sourceUrl,
   }));
-  outcome.members = await refreshEvents(db, [...batch.touched.keys()], fresh);
+  // Only stored signals move (the batch's are not written yet), so each founder here was counted.
+  // An event this batch created has no stored member (unless a merge folded a stored event into
+  // it): it is settled here and written once, with its lead and counts, and never read back.
+  const targets = new Set([...batch.mergedInto.keys()].map((id) => resolve(batch.mergedInto, id)));
+  const settledHere = new Set([...batch.created].filter((id) => batch.touched.has(id) && !targets.has(id)));
+  const counts = new Map<string, EventCounts>();
+  for (const [eventId, list] of groupBy(
+    fresh.filter((m) => settledHere.has(m.event_id)).map(freshRow),
+    (m) => m.event_id,
+  )) {
+    const settled = settleEvent(list);
+    counts.set(eventId, settled.counts);
+    for (const m of settled.members) outcome.members.set(m.id, membership(eventId, m));
+  }
+  outcome.unfounded = (
+    await writeEvents(db, [...batch.touched.values()], batch.created, batch.mergedInto, counts)
+  ).sort();
+  const refreshed = await refreshEvents(
+    db,
+    [...batch.touched.keys()].filter((id) => !settledHere.has(id)),
+    fresh.filter((m) => !settledHere.has(m.event_id)),
+  );
+  for (const [id, member] of refreshed) outcome.members.set(id, member);
   return outcome;
+}
+
+/** The event `id` now is, following merges. */
+function resolve(mergedInto: ReadonlyMap<string, string>, id: string): string {
+  let target = id;
+  while (mergedInto.has(target)) target = mergedInto.get(target)!;
+  return target;
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const list = out.get(key(item));
+    if (list) list.push(item);
+    else out.set(key(item), [item]);
+  }
+  return out;
 }
 
 /** Writes the batch's events and moves stored members of merged ones; returns the founders it moved. */
@@ -247,9 +282,11 @@ async function writeEvents(
   touched: CandidateEvent[],
   created: Set<string>,
   mergedInto: Map<string, string>,
+  counts: ReadonlyMap<string, EventCounts>,
 ): Promise<string[]> {
   const unfounded: string[] = [];
   const rows = touched.map((e) => ({
+    ...counts.get(e.id),
     id: e.id,
     threat_layer: e.threatLayer,
     country_codes: e.countryCodes.slice(0, 50),
@@ -272,14 +309,17 @@ async function writeEvents(
   }
   for (let i = 0; i < rows.length; i += CHUNK) {
     const part = JSON.stringify(rows.slice(i, i + CHUNK));
-    // New events get placeholder counts: refreshEvents computes them from the members.
+    // A new event settled in memory carries its lead and counts; any other gets placeholders,
+    // which refreshEvents replaces from the members.
     await db.execute(sql`
-      INSERT INTO events AS e (id, threat_layer, country_codes, first_seen_at, last_seen_at, max_score,
-        upstream_keys, signature, terms)
-      SELECT v.id, v.threat_layer, v.country_codes, v.first_seen_at, v.last_seen_at, 0,
-        v.upstream_keys, v.signature, v.terms
+      INSERT INTO events AS e (id, threat_layer, country_codes, first_seen_at, last_seen_at, lead_signal_id,
+        max_score, signal_count, publisher_count, publisher_families, upstream_keys, signature, terms)
+      SELECT v.id, v.threat_layer, v.country_codes, v.first_seen_at, v.last_seen_at, v.lead,
+        coalesce(v.max_score, 0), coalesce(v.signal_count, 1), coalesce(v.publisher_count, 1),
+        coalesce(v.families, '{}'), v.upstream_keys, v.signature, v.terms
       FROM jsonb_to_recordset(${part}::jsonb) AS v(id uuid, threat_layer text, country_codes text[],
-        first_seen_at timestamptz, last_seen_at timestamptz, upstream_keys text[], signature jsonb, terms text[], fresh boolean)
+        first_seen_at timestamptz, last_seen_at timestamptz, lead uuid, max_score float8, signal_count int,
+        publisher_count int, families text[], upstream_keys text[], signature jsonb, terms text[], fresh boolean)
       ORDER BY v.id
       ON CONFLICT (id) DO UPDATE SET
         -- Candidates are read without a lock: facts a concurrent ingest added since are kept.
@@ -368,6 +408,71 @@ type FreshMember = Pick<
   'id' | 'event_id' | 'base' | 'published_ms' | 'source_name' | 'source_url'
 >;
 
+const freshRow = (m: FreshMember): MemberRow => ({
+  ...m,
+  score: m.base,
+  retracted: false,
+  corroboration: 1,
+  event_lead: true,
+  fresh: true,
+});
+
+/** An event's lead and counts, as its live members make them. */
+interface EventCounts {
+  lead: string | null;
+  max_score: number;
+  signal_count: number;
+  publisher_count: number;
+  families: string[];
+  first_seen_at: string;
+  last_seen_at: string;
+}
+
+/** A member's place in its event once settled. */
+interface SettledMember {
+  id: string;
+  fresh: boolean;
+  lead: boolean;
+  corroboration: number;
+  score: number;
+  /** True when a stored member's row differs from this. */
+  changed: boolean;
+}
+
+/** An event's counts and each member's place, from its members (stored and fresh). Pure. */
+function settleEvent(list: MemberRow[]): { counts: EventCounts; members: SettledMember[] } {
+  const liveMembers = list.filter((m) => !m.retracted);
+  const families = [...new Set(liveMembers.map((m) => publisherFamily(m.source_name, m.source_url)))].sort();
+  const count = Math.max(1, families.length);
+  const lead = leadOf(liveMembers);
+  const times = (liveMembers.length > 0 ? liveMembers : list).map((m) => Number(m.published_ms));
+  const members = list.map((m) => {
+    const isLead = m.id === lead?.id;
+    const score = m.retracted ? Number(m.score) : corroboratedScore(Number(m.base), count);
+    const changed = isLead !== m.event_lead || count !== m.corroboration || score !== Number(m.score);
+    return { id: m.id, fresh: m.fresh === true, lead: isLead, corroboration: count, score, changed };
+  });
+  return {
+    counts: {
+      lead: lead?.id ?? null,
+      max_score: lead ? Number(lead.base) : Math.max(...list.map((m) => Number(m.base))),
+      signal_count: liveMembers.length,
+      publisher_count: count,
+      families,
+      first_seen_at: new Date(Math.min(...times)).toISOString(),
+      last_seen_at: new Date(Math.max(...times)).toISOString(),
+    },
+    members,
+  };
+}
+
+const membership = (eventId: string, m: SettledMember): Membership => ({
+  eventId,
+  eventLead: m.lead,
+  corroboration: m.corroboration,
+  score: m.score,
+});
+
 /**
  * Recomputes events from their members: lead, counts, publisher families, and on each stored
  * member `event_lead`, `corroboration` and the corroborated score (bumping `updated_at` of any
@@ -381,12 +486,7 @@ async function refreshEvents(
   fresh: FreshMember[] = [],
 ): Promise<Map<string, Membership>> {
   const settled = new Map<string, Membership>();
-  const freshByEvent = new Map<string, MemberRow[]>();
-  for (const m of fresh) {
-    const list = freshByEvent.get(m.event_id) ?? [];
-    list.push({ ...m, score: m.base, retracted: false, corroboration: 1, event_lead: true, fresh: true });
-    freshByEvent.set(m.event_id, list);
-  }
+  const freshByEvent = groupBy(fresh.map(freshRow), (m) => m.event_id);
   const ids = [...new Set(eventIds)];
   for (let i = 0; i < ids.length; i += CHUNK) {
     const part = ids.slice(i, i + CHUNK);
@@ -397,43 +497,21 @@ async function refreshEvents(
             s.retracted_at IS NOT NULL AS retracted, s.corroboration, s.event_lead,
             src.name AS source_name, s.source_url
           FROM signals s JOIN sources src ON src.id = s.source_id
-          WHERE s.event_id IN ${part}`,
+          WHERE s.event_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(part)}::jsonb)::uuid)`,
     );
     const members = [...stored, ...part.flatMap((id) => freshByEvent.get(id) ?? [])];
-    const byEvent = new Map<string, MemberRow[]>();
-    for (const m of members) {
-      const list = byEvent.get(m.event_id) ?? [];
-      list.push(m);
-      byEvent.set(m.event_id, list);
-    }
     const eventRows: object[] = [];
     const memberRows: object[] = [];
-    for (const [eventId, list] of byEvent) {
-      const liveMembers = list.filter((m) => !m.retracted);
-      const families = [
-        ...new Set(liveMembers.map((m) => publisherFamily(m.source_name, m.source_url))),
-      ].sort();
-      const count = Math.max(1, families.length);
-      const lead = leadOf(liveMembers);
-      const times = (liveMembers.length > 0 ? liveMembers : list).map((m) => Number(m.published_ms));
-      eventRows.push({
-        id: eventId,
-        lead: lead?.id ?? null,
-        max_score: lead ? Number(lead.base) : Math.max(...list.map((m) => Number(m.base))),
-        signal_count: liveMembers.length,
-        publisher_count: count,
-        families,
-        first_seen_at: new Date(Math.min(...times)).toISOString(),
-        last_seen_at: new Date(Math.max(...times)).toISOString(),
-      });
-      for (const m of list) {
-        const isLead = m.id === lead?.id;
-        const score = m.retracted ? Number(m.score) : corroboratedScore(Number(m.base), count);
-        if (m.fresh) settled.set(m.id, { eventId, eventLead: isLead, corroboration: count, score });
-        else if (isLead !== m.event_lead || count !== m.corroboration || score !== Number(m.score))
-          memberRows.push({ id: m.id, lead: isLead, corroboration: count, score });
+    for (const [eventId, list] of groupBy(members, (m) => m.event_id)) {
+      const { counts, members: placed } = settleEvent(list);
+      eventRows.push({ id: eventId, ...counts });
+      for (const m of placed) {
+        if (m.fresh) settled.set(m.id, membership(eventId, m));
+        else if (m.changed)
+          memberRows.push({ id: m.id, lead: m.lead, corroboration: m.corroboration, score: m.score });
       }
     }
+    if (eventRows.length === 0) continue;
     await db.execute(sql`
       UPDATE events e SET lead_signal_id = v.lead, max_score = v.max_score, signal_count = v.signal_count,
         publisher_count = v.publisher_count, publisher_families = v.families,

@@ -114,8 +114,12 @@ export async function storeSignals(tx: Database, drafts: SignalDraft[]): Promise
   const fresh = await withEntities(drafts.filter((d) => !stored.has(d.item.source_url)));
   let unfounded: readonly string[] = [];
   if (fresh.length > 0) {
-    const spiking = await spikingSignals(tx, fresh);
-    const linked = await linkSignals(tx, fresh.map(linkInput));
+    // Sent together: the anomaly read (a busy pair's week of rows) runs in Postgres while
+    // linking reads the batch's texts, which is CPU here; the connection takes them in turn.
+    const [spiking, linked] = await Promise.all([
+      spikingSignals(tx, fresh),
+      linkSignals(tx, fresh.map(linkInput)),
+    ]);
     unfounded = linked.unfounded;
     for (const part of chunks(fresh)) {
       await tx.execute(
