@@ -161,7 +161,7 @@ export function etaggedJson(c: Context, value: unknown): Response {
   const wanted = c.req.header('if-none-match');
   c.header('ETag', etag);
   const full = c.body(body, 200, { 'Content-Type': 'application/json' });
-  if (wanted !== '*' && !(wanted?.match(/"[^"]*"/g)?.some((tag) => tag === etag) ?? false)) return full;
+  if (!ifNoneMatchHits(wanted, etag)) return full;
   const kept: Record<string, string> = {};
   full.headers.forEach((headerValue, name) => {
     if (KEPT_BY_304.has(name)) kept[name] = headerValue;
