@@ -64,23 +64,48 @@ async function readKey(c: Context<AppEnv>, keyHash: string): Promise<Caller | nu
 }
 
 /**
+ * The hashes of keys whose records are in the key cache, by the raw key, so a hot keyed request
+ * skips the checksum and the SHA-256 of its key. It decides nothing: the record is still looked
+ * up in the key cache (or the database) by the hash, and its revocation checked as before. Only
+ * keys found active enter, so made-up keys cannot fill it; an entry is dropped when its key
+ * comes back after its record left the cache or is found revoked, and the oldest makes room
+ * past the bound, as in the key cache. Module level on purpose, like the key cache; unlike it,
+ * it holds raw keys (those of recent requests, which the process reads anyway as it serves them).
+ */
+const hashesOfKeys = new Map<string, string>();
+const MAX_HASHED_KEYS = 10_000;
+
+function rememberHash(raw: string, keyHash: string): void {
+  if (hashesOfKeys.size >= MAX_HASHED_KEYS) hashesOfKeys.delete(hashesOfKeys.keys().next().value!);
+  hashesOfKeys.set(raw, keyHash);
+}
+
+/**
  * Resolves a key and counts its hits. A cached key costs one store round trip (its limits and
  * its revocation flag together) and no database query; a key not in the cache costs one
  * database query and one store round trip. When the store cannot answer, the database decides
  * whether a cached key is still active, so a revocation is never missed.
  */
 async function authenticate(c: Context<AppEnv>, mode: AccessMode, raw: string): Promise<Caller | null> {
-  if (!isWellFormedKey(raw)) return null;
-  const keyHash = hashKey(raw);
+  let keyHash = hashesOfKeys.get(raw);
+  if (keyHash === undefined) {
+    if (!isWellFormedKey(raw)) return null;
+    keyHash = hashKey(raw);
+  }
   const cached = cachedKey(keyHash);
   if (!cached) {
+    hashesOfKeys.delete(raw);
     const caller = await lookUp(c, keyHash);
-    if (caller) applyLimits(c, caller, (await admit(c, hitsFor(c, mode, caller)))?.results);
+    if (caller) {
+      rememberHash(raw, keyHash);
+      applyLimits(c, caller, (await admit(c, hitsFor(c, mode, caller)))?.results);
+    }
     return caller;
   }
   const admission = await admit(c, hitsFor(c, mode, cached), revokedFlag(cached.keyId));
   const caller = admission ? (admission.flagged ? null : cached) : await lookUp(c, keyHash);
   if (!caller) {
+    hashesOfKeys.delete(raw);
     forgetKeys((record) => record.keyId === cached.keyId);
     return null;
   }

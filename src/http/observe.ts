@@ -2,9 +2,8 @@ import type { MiddlewareHandler } from 'hono';
 import { databaseView, type Database } from '../db/client';
 import type { AppEnv } from '../deps';
 import type { Logger } from '../log';
-import { requestStore } from '../store/deadline';
+import { requestStore, STORE_TIMEOUT_MS } from '../store/deadline';
 import { plainHeaders } from './response-headers';
-import { storeView, type Store } from '../store/types';
 
 /** Milliseconds spent waiting on each backing service during one request. */
 interface Timing {
@@ -79,10 +78,6 @@ function timedDatabase(db: Database, timing: Timing): Database {
   return view as unknown as Database;
 }
 
-/** `store` for one request, timing every call. */
-const timedStore = (store: Store, timing: Timing): Store =>
-  storeView(store, (call) => timed(timing, 'store', call() as Promise<unknown>));
-
 /** `log` with the request id on every line. */
 function loggerWith(log: Logger, fields: Record<string, unknown>): Logger {
   return {
@@ -117,7 +112,9 @@ export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
     deps: {
       ...deps,
       db: timedDatabase(deps.db, timing),
-      store: timedStore(requestStore(deps.store), timing),
+      // One view for the deadline and the timing: a view of a view cost each call a second
+      // proxy trap and closure.
+      store: requestStore(deps.store, STORE_TIMEOUT_MS, (call) => timed(timing, 'store', call)),
       // Made on first use: most requests never log, and this is one of the objects every
       // request would otherwise allocate for nothing (garbage collection is a sixth of the
       // app's CPU under load, docs/performance.md).

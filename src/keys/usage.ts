@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { rootDatabase, type Database } from '../db/client';
+import { boundStatement, compileStatement, rootDatabase, runStatement, type Database } from '../db/client';
 import { apiKeys } from '../db/schema';
 
 interface Use {
@@ -35,19 +35,28 @@ function addUse(pending: Map<string, Use>, keyId: string, count: number, at: Dat
 // `flushUsage` sees them all.
 const batches = new WeakMap<Database, Batch>();
 
-async function write(db: Database, rows: [string, Use][]): Promise<void> {
-  const values = sql.join(
-    rows.map(
-      ([id, use]) => sql`(${id}::uuid, ${use.count}::bigint, ${use.lastUsed.toISOString()}::timestamptz)`,
-    ),
-    sql`, `,
-  );
-  await db.execute(sql`
+/**
+ * The batch's UPDATE as one fixed text with three arrays, compiled once: under load a batch is
+ * written every few requests, and building it with drizzle each time (a fragment and three
+ * parameters per key, then drizzle's execute path) was 1–2% of a keyed read's CPU in the profile.
+ */
+const WRITE = compileStatement(sql`
     UPDATE ${apiKeys}
     SET requests_total = ${apiKeys.requestsTotal} + v.n,
         last_used_at = GREATEST(${apiKeys.lastUsedAt}, v.t)
-    FROM (VALUES ${values}) AS v(id, n, t)
+    FROM unnest(${sql.placeholder('ids')}::uuid[], ${sql.placeholder('counts')}::bigint[],
+                ${sql.placeholder('times')}::timestamptz[]) AS v(id, n, t)
     WHERE ${apiKeys.id} = v.id`);
+
+async function write(db: Database, rows: [string, Use][]): Promise<void> {
+  await runStatement(
+    db,
+    boundStatement(WRITE, {
+      ids: rows.map(([id]) => id),
+      counts: rows.map(([, use]) => use.count),
+      times: rows.map(([, use]) => use.lastUsed.toISOString()),
+    }),
+  );
 }
 
 /**

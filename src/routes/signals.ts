@@ -15,6 +15,7 @@ import {
   valenceParam,
 } from '../http/params';
 import { invalidRequest, notFound } from '../http/problem';
+import { utf8Body } from '../http/text-body';
 import { csvHeaders, signalsCsv } from '../signals/csv';
 import { CursorError, signalSeekKey } from '../signals/cursor';
 import { getSignalDetail, SignalDetailSchema } from '../signals/detail';
@@ -211,17 +212,17 @@ export const signalRoutes = createRouter()
     if (format === 'csv') {
       // CSV has no envelope: the next page's cursor travels in a header.
       const next: Record<string, string> = page.nextCursor ? { 'X-Next-Cursor': page.nextCursor } : {};
-      return c.body(signalsCsv(page.data), 200, { ...csvHeaders('signals.csv'), ...next });
+      return c.body(utf8Body(signalsCsv(page.data)), 200, { ...csvHeaders('signals.csv'), ...next });
     }
     const envelope = JSON.stringify(
       pagination(limit, offset, page.hasMore, page.nextCursor, cursor !== undefined),
     );
     if (format === 'geojson') {
-      return c.body(geoJsonCollection(page.data, `"pagination":${envelope}`), 200, {
+      return c.body(utf8Body(geoJsonCollection(page.data, `"pagination":${envelope}`)), 200, {
         'Content-Type': GEOJSON_CONTENT_TYPE,
       });
     }
-    return c.body(`{"data":${page.data},"pagination":${envelope}}`, 200, {
+    return c.body(utf8Body('{"data":', page.data, ',"pagination":', envelope, '}'), 200, {
       'Content-Type': 'application/json',
     });
   })

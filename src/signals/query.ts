@@ -156,6 +156,45 @@ export function signalConditions(
 }
 
 /**
+ * The values `signalConditions(filter, param)` (and `seekCondition(after, param)`) bind, by
+ * placeholder name, without building their SQL: a hot read whose statement is already compiled
+ * needs only these. It follows the same rules for which filters count (a `minScore` of 0 or an
+ * empty `layers` binds nothing); `signalPageStatement` compares the two whenever it compiles
+ * a statement, so they cannot drift apart unnoticed.
+ */
+export function signalConditionValues(filter: SignalFilter, after?: SeekKey): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  const { layers, bbox } = filter;
+  if (filter.updatedSince) values.updatedSince = filter.updatedSince;
+  if (layers?.length) for (let i = 0; i < layers.length; i++) values[`layer${i}`] = layers[i];
+  if (filter.minScore) values.minScore = filter.minScore;
+  if (filter.region) values.region = filter.region;
+  if (filter.country) values.country = filter.country;
+  if (filter.city) values.city = `%${escapeLike(filter.city)}%`;
+  if (filter.start) values.start = filter.start;
+  if (filter.end) values.end = filter.end;
+  if (filter.search) values.search = filter.search;
+  if (filter.valence) values.valence = filter.valence;
+  if (bbox) {
+    values.minLat = bbox.minLat;
+    values.maxLat = bbox.maxLat;
+    values.minLng = bbox.minLng;
+    values.maxLng = bbox.maxLng;
+  }
+  if (filter.anomaly !== undefined) values.anomaly = filter.anomaly;
+  if (filter.eventId) values.eventId = filter.eventId;
+  if (after?.order === 'sync') {
+    values.afterUpdatedAt = after.updatedAt;
+    values.afterId = after.id;
+  } else if (after) {
+    values.afterScore = after.score;
+    values.afterPublishedAt = after.publishedAt;
+    values.afterId = after.id;
+  }
+  return values;
+}
+
+/**
  * The rows after `key` in its order. Rank order is score desc, time desc, id asc: the pair
  * (score, time) is compared as a row, which the rank indexes serve as an index condition (both
  * columns descend), and id, which ascends, only breaks ties of that pair in a filter. Sync

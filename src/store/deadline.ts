@@ -44,15 +44,22 @@ export const STORE_TIMEOUT_MS = 1000;
  * run out of time, the request's later calls fail at once without reaching the store. A request
  * that makes several store calls (limits, cache read, cache lock, cache write) thus waits at
  * most one deadline in a store outage, not one per call; the next request tries the store
- * afresh, so service resumes the moment the store is back.
+ * afresh, so service resumes the moment the store is back. `around` wraps each call as the
+ * request sees it (the request's timing), so one view serves both.
  */
-export function requestStore(store: Store, ms = STORE_TIMEOUT_MS): Store {
+export function requestStore(
+  store: Store,
+  ms = STORE_TIMEOUT_MS,
+  around: (call: Promise<unknown>) => Promise<unknown> = (call) => call,
+): Store {
   let failure: Error | undefined;
   return storeView(store, (call) => {
     if (failure !== undefined) return Promise.reject(failure);
-    return withDeadline(call() as Promise<unknown>, ms).catch((error: unknown) => {
-      failure = error instanceof Error ? error : new Error('store call failed', { cause: error });
-      throw error;
-    });
+    return around(
+      withDeadline(call() as Promise<unknown>, ms).catch((error: unknown) => {
+        failure = error instanceof Error ? error : new Error('store call failed', { cause: error });
+        throw error;
+      }),
+    );
   });
 }

@@ -4,8 +4,14 @@ import { signals } from '../../src/db/schema';
 import { ingestSignals } from '../../src/ingest/pipeline';
 import { parse } from 'csv-parse/sync';
 import { CSV_COLUMNS, signalsCsv } from '../../src/signals/csv';
-import { listSignalPage } from '../../src/signals/page';
-import { signalRowsQuery, type SignalFilter, type SignalRow } from '../../src/signals/query';
+import { listSignalPage, signalPageStatement } from '../../src/signals/page';
+import {
+  signalConditionValues,
+  signalRowsQuery,
+  type SeekKey,
+  type SignalFilter,
+  type SignalRow,
+} from '../../src/signals/query';
 import { signalJson, type SignalJson } from '../../src/signals/serialize';
 import { NASTY } from '../feeds/nasty';
 import { fixtureItems } from '../support/fixture';
@@ -197,5 +203,61 @@ describe.each(backends)('a page of signals written by Postgres on $name', (backe
         corroboration: String(s.corroboration),
       })),
     );
+  });
+});
+
+describe('the values of a page statement', () => {
+  const SEEK_RANK = {
+    order: 'rank',
+    score: 7.5,
+    publishedAt: '2026-11-20T06:00:00.123456+00:00',
+    id: '3f1c2a9e-7b4d-4e8a-9c1f-2d6b8a0e5f31',
+  } as const;
+  const SEEK_SYNC = {
+    order: 'sync',
+    updatedAt: '2026-11-20T06:00:00+00:00',
+    id: '3f1c2a9e-7b4d-4e8a-9c1f-2d6b8a0e5f31',
+  } as const;
+  const FILTERS: [string, SignalFilter, SeekKey | undefined][] = [
+    ['no filter', {}, undefined],
+    [
+      'every filter',
+      {
+        layers: ['cyber', 'military', 'health'],
+        minScore: 6.5,
+        region: 'Europe',
+        country: 'UA',
+        city: '50%_off\\',
+        start: new Date('2026-11-01T00:00:00Z'),
+        end: new Date('2026-11-22T00:00:00Z'),
+        search: '"power grid" OR substation',
+        valence: 'crisis',
+        bbox: { minLat: 44, minLng: 22, maxLat: 53, maxLng: 41 },
+        anomaly: false,
+        eventId: '9d2e4b1c-3a5f-4e7d-8b6c-1f0a2e3d4c5b',
+      },
+      SEEK_RANK,
+    ],
+    ['filters that bind nothing', { minScore: 0, layers: [], city: '' }, undefined],
+    ['one signal per event', { distinct: 'event', layers: ['cyber'], minScore: 7 }, SEEK_RANK],
+    ['sync', { updatedSince: new Date('2026-11-20T00:00:00Z'), anomaly: true }, SEEK_SYNC],
+  ];
+
+  // A statement is compiled once per shape, and its values are then read from the filter alone:
+  // each of these compiles, and compiling checks the values against the conditions' own.
+  it.each(FILTERS)('are the values its conditions bind: %s', async (_, filter, after) => {
+    const database = await backends[0]!.open();
+    try {
+      for (const format of ['json', 'csv'] as const) {
+        const statement = signalPageStatement(database.db, filter, { limit: 5, offset: 0, after }, format);
+        const expected = Object.values(signalConditionValues(filter, after)).map((value) =>
+          value instanceof Date ? value.toISOString() : value,
+        );
+        for (const value of expected) expect(statement.params).toContain(value);
+        expect(statement.params).toEqual(expect.arrayContaining([5, 6, 0]));
+      }
+    } finally {
+      await database.close();
+    }
   });
 });
