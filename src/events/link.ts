@@ -6,7 +6,7 @@
  * score (`LinkOutcome.members`), so the pipeline writes every new row once; stored rows are
  * updated only where a merge or the new members really change them. A bounded number of
  * statements per batch: one candidate lookup (each signal fetches at most `NEWS.maxCandidates`
- * events through the `events` GIN indexes), then set-based writes.
+ * events through the `event_terms` index), then set-based writes.
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/client';
@@ -105,7 +105,8 @@ interface EventSignature {
 }
 
 interface CandidateRow {
-  i: number;
+  /** The lookups (`CandidateLookup.i`) this event is a candidate of. */
+  lookups: number[];
   id: string;
   threat_layer: string;
   country_codes: string[];
@@ -127,34 +128,41 @@ export interface CandidateLookup {
 /**
  * The candidate lookup of a batch (exported for the bench, which EXPLAINs it on a large table).
  * Per lookup it reads at most `maxCandidates` events by key and terms x `perTerm` index rows by
- * term, then at most that many events by primary key: bounded, whatever the table holds.
+ * term, then at most that many events by primary key: bounded, whatever the table holds. Each
+ * event found comes back once, with the lookups it is a candidate of: the signals of one batch
+ * tell few stories, so they share most of their candidates (10,000 pairs, 2,000 events).
  */
 export function candidateQuery(lookups: CandidateLookup[]): SQL {
-  return sql`SELECT q.i, e.id, e.threat_layer, e.country_codes, e.upstream_keys, e.signature,
+  return sql`WITH hits AS MATERIALIZED (
+      SELECT q.i, c.id
+      FROM jsonb_to_recordset(${JSON.stringify(lookups)}::jsonb) AS q(i int, keys text[], terms text[], layers text[])
+      CROSS JOIN LATERAL (
+        -- Two probes of the btree term index (event_terms_term_time_idx), each a bounded range read
+        -- of the newest rows of a term (ORDER BY matches the index, DESC NULLS LAST): by upstream key
+        -- ('k:<key>' terms, any layer), then by index term (at most terms x perTerm rows, however
+        -- many events share a word and day). The ids then drive one primary-key read each (OFFSET 0
+        -- and the lateral LIMIT 1 keep the planner, without statistics as on PGlite, from scanning
+        -- the layer's events and joining them instead: that reads the whole window).
+        (SELECT e.id FROM (SELECT DISTINCT hit.event_id FROM unnest(q.keys) AS k(key)
+             CROSS JOIN LATERAL (SELECT t.event_id FROM event_terms t WHERE t.term = 'k:' || k.key
+               ORDER BY t.last_seen_at DESC NULLS LAST LIMIT ${NEWS.maxCandidates}) hit OFFSET 0) ids
+           CROSS JOIN LATERAL (SELECT e.id, e.merged_into FROM events e WHERE e.id = ids.event_id LIMIT 1) e
+         WHERE e.merged_into IS NULL
+         LIMIT ${NEWS.maxCandidates})
+        UNION
+        (SELECT e.id FROM (SELECT DISTINCT hit.event_id FROM unnest(q.terms) AS w(term)
+             CROSS JOIN LATERAL (SELECT t.event_id FROM event_terms t WHERE t.term = w.term
+               ORDER BY t.last_seen_at DESC NULLS LAST LIMIT ${NEWS.perTerm}) hit OFFSET 0) ids
+           CROSS JOIN LATERAL (SELECT e.id, e.merged_into, e.threat_layer, e.last_seen_at FROM events e
+             WHERE e.id = ids.event_id LIMIT 1) e
+         WHERE e.merged_into IS NULL AND e.threat_layer = ANY(q.layers)
+         ORDER BY e.last_seen_at DESC LIMIT ${NEWS.maxCandidates})) c)
+    SELECT g.lookups, e.id, e.threat_layer, e.country_codes, e.upstream_keys, e.signature,
       (extract(epoch FROM e.first_seen_at) * 1000)::float8 AS first_ms,
       (extract(epoch FROM e.last_seen_at) * 1000)::float8 AS last_ms,
       (extract(epoch FROM e.created_at) * 1000)::float8 AS created_ms
-    FROM jsonb_to_recordset(${JSON.stringify(lookups)}::jsonb) AS q(i int, keys text[], terms text[], layers text[])
-    CROSS JOIN LATERAL (
-      -- Two probes of the btree term index (event_terms_term_time_idx), each a bounded range read
-      -- of the newest rows of a term (ORDER BY matches the index, DESC NULLS LAST): by upstream key
-      -- ('k:<key>' terms, any layer), then by index term (at most terms x perTerm rows, however
-      -- many events share a word and day). The ids then drive one primary-key read each (OFFSET 0
-      -- and the lateral LIMIT 1 keep the planner, without statistics as on PGlite, from scanning
-      -- the layer's events and joining them instead: that reads the whole window).
-      (SELECT e.* FROM (SELECT DISTINCT hit.event_id FROM unnest(q.keys) AS k(key)
-           CROSS JOIN LATERAL (SELECT t.event_id FROM event_terms t WHERE t.term = 'k:' || k.key
-             ORDER BY t.last_seen_at DESC NULLS LAST LIMIT ${NEWS.maxCandidates}) hit OFFSET 0) ids
-         CROSS JOIN LATERAL (SELECT * FROM events e WHERE e.id = ids.event_id LIMIT 1) e
-       WHERE e.merged_into IS NULL
-       LIMIT ${NEWS.maxCandidates})
-      UNION
-      (SELECT e.* FROM (SELECT DISTINCT hit.event_id FROM unnest(q.terms) AS w(term)
-           CROSS JOIN LATERAL (SELECT t.event_id FROM event_terms t WHERE t.term = w.term
-             ORDER BY t.last_seen_at DESC NULLS LAST LIMIT ${NEWS.perTerm}) hit OFFSET 0) ids
-         CROSS JOIN LATERAL (SELECT * FROM events e WHERE e.id = ids.event_id LIMIT 1) e
-       WHERE e.merged_into IS NULL AND e.threat_layer = ANY(q.layers)
-       ORDER BY e.last_seen_at DESC LIMIT ${NEWS.maxCandidates})) e`;
+    FROM (SELECT h.id, array_agg(h.i) AS lookups FROM hits h GROUP BY h.id OFFSET 0) g
+    CROSS JOIN LATERAL (SELECT * FROM events e WHERE e.id = g.id LIMIT 1) e`;
 }
 
 /** Live candidate events of each signal: by shared key, or by index term within its layers. */
@@ -191,9 +199,11 @@ async function fetchCandidates(db: Database, signals: NewSignal[]): Promise<Map<
         };
         known.set(row.id, event);
       }
-      const list = out.get(row.i) ?? [];
-      list.push(event);
-      out.set(row.i, list);
+      for (const i of row.lookups) {
+        const list = out.get(i);
+        if (list) list.push(event);
+        else out.set(i, [event]);
+      }
     }
   }
   return out;
