@@ -10,7 +10,7 @@ import { allowWriteTime, queryRows, type Database } from '../db/client';
 import { signals } from '../db/schema';
 import type { FieldError } from '../http/problem';
 import { linkSignals } from '../events/link';
-import { countNewSignals } from './aggregates';
+import { countNewSignals, type CountedSignal } from './aggregates';
 import { spikingSignals } from './anomaly';
 import { settleSources, upsertSources } from './batch-sources';
 import { chunks } from './chunks';
@@ -113,6 +113,7 @@ export async function storeSignals(tx: Database, drafts: SignalDraft[]): Promise
   const stored = await storedUrls(tx, drafts);
   const fresh = await withEntities(drafts.filter((d) => !stored.has(d.item.source_url)));
   let unfounded: readonly string[] = [];
+  const written: CountedSignal[] = [];
   if (fresh.length > 0) {
     // Sent together: the anomaly read (a busy pair's week of rows) runs in Postgres while
     // linking reads the batch's texts, which is CPU here; the connection takes them in turn.
@@ -122,15 +123,12 @@ export async function storeSignals(tx: Database, drafts: SignalDraft[]): Promise
     ]);
     unfounded = linked.unfounded;
     for (const part of chunks(fresh)) {
-      await tx.execute(
-        insertRows(
-          signals,
-          part.map((d) => {
-            const anomalous = d.item.is_anomaly ?? spiking.has(d.id);
-            return newSignalRow(d, sourceIds.get(d.item.source.name)!, anomalous, linked.members.get(d.id)!);
-          }),
-        ),
-      );
+      const rows = part.map((d) => {
+        const anomalous = d.item.is_anomaly ?? spiking.has(d.id);
+        return newSignalRow(d, sourceIds.get(d.item.source.name)!, anomalous, linked.members.get(d.id)!);
+      });
+      await tx.execute(insertRows(signals, rows));
+      written.push(...rows);
       await nextTurn();
       await linkEntities(
         tx,
@@ -146,7 +144,7 @@ export async function storeSignals(tx: Database, drafts: SignalDraft[]): Promise
     fresh.map((d) => sourceIds.get(d.item.source.name)!),
     fills,
   );
-  await countNewSignals(tx, ids, unfounded);
+  await countNewSignals(tx, written, unfounded);
   return ids;
 }
 
