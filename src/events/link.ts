@@ -211,12 +211,40 @@ async function fetchCandidates(db: Database, signals: NewSignal[]): Promise<Map<
 
 const compatible = (layer: Layer): readonly Layer[] => COMPATIBLE_LAYERS[layer] ?? [layer];
 
+/** A batch read for linking: its signals as the linker reads them, and their stored candidates. */
+export interface LinkLookup {
+  inputs: LinkInput[];
+  signals: NewSignal[];
+  /** Stored candidate events by position in `signals`. */
+  stored: Map<number, CandidateEvent[]>;
+}
+
+/**
+ * The first step of linking (`linkSignals`): reads the batch's texts and looks up their stored
+ * candidate events (one statement per 500 signals). Ingest sends its other reads between this
+ * and `settleLinks`, so Postgres answers them while the matching runs here.
+ */
+export async function lookupLinks(db: Database, inputs: LinkInput[]): Promise<LinkLookup> {
+  const signals = inputs.map(newSignal);
+  const stored =
+    inputs.length === 0 ? new Map<number, CandidateEvent[]>() : await fetchCandidates(db, signals);
+  return { inputs, signals, stored };
+}
+
 /**
  * Links new signals (not yet written) to events, within the caller's transaction, and settles
  * their membership. Signals are taken in publication order, so the first report founds the
  * event; later ones in the same batch can join it.
  */
 export async function linkSignals(db: Database, inputs: LinkInput[]): Promise<LinkOutcome> {
+  return settleLinks(db, await lookupLinks(db, inputs));
+}
+
+/** The second step of linking (`linkSignals`): matches the batch, writes its events, settles members. */
+export async function settleLinks(
+  db: Database,
+  { inputs, signals, stored }: LinkLookup,
+): Promise<LinkOutcome> {
   const outcome: LinkOutcome = {
     events: new Map(),
     members: new Map(),
@@ -226,8 +254,6 @@ export async function linkSignals(db: Database, inputs: LinkInput[]): Promise<Li
     unfounded: [],
   };
   if (inputs.length === 0) return outcome;
-  const signals = inputs.map(newSignal);
-  const stored = await fetchCandidates(db, signals);
   const position = new Map(signals.map((signal, i) => [signal, i]));
   const batch = linkBatch(signals, (signal) => stored.get(position.get(signal)!) ?? [], Date.now());
   outcome.events = batch.events;

@@ -9,14 +9,14 @@ import { sql } from 'drizzle-orm';
 import { allowWriteTime, queryRows, type Database } from '../db/client';
 import { signals } from '../db/schema';
 import type { FieldError } from '../http/problem';
-import { linkSignals } from '../events/link';
+import { lookupLinks, settleLinks } from '../events/link';
 import { countNewSignals, type CountedSignal } from './aggregates';
 import { spikingSignals } from './anomaly';
 import { settleSources, upsertSources } from './batch-sources';
 import { chunks } from './chunks';
 import { draftOf, linkInput, newSignalRow, type SignalDraft } from './draft';
 import { extractEntities } from '../reading/entities';
-import { linkEntities } from './entity-links';
+import { entityIds, linkEntities } from './entity-links';
 import { insertRows } from './insert-rows';
 import { nextTurn, turnEvery } from './turns';
 import { validateItem, type IngestItem } from './validate';
@@ -115,11 +115,21 @@ export async function storeSignals(tx: Database, drafts: SignalDraft[]): Promise
   let unfounded: readonly string[] = [];
   const written: CountedSignal[] = [];
   if (fresh.length > 0) {
-    // Sent together: the anomaly read (a busy pair's week of rows) runs in Postgres while
-    // linking reads the batch's texts, which is CPU here; the connection takes them in turn.
-    const [spiking, linked] = await Promise.all([
-      spikingSignals(tx, fresh),
-      linkSignals(tx, fresh.map(linkInput)),
+    const lookup = await lookupLinks(tx, fresh.map(linkInput));
+    // Sent before linking matches the batch, which is CPU here: Postgres reads the anomaly rule's
+    // week of rows and finds or creates the batch's entities meanwhile, one statement at a time
+    // beside linking's writes (the connection takes them in turn). The turn lets the first go out
+    // before the matching starts.
+    const reads = async () => ({
+      spiking: await spikingSignals(tx, fresh),
+      entities: await entityIds(
+        tx,
+        fresh.flatMap((d) => d.entities!),
+      ),
+    });
+    const [{ spiking, entities }, linked] = await Promise.all([
+      reads(),
+      nextTurn().then(() => settleLinks(tx, lookup)),
     ]);
     unfounded = linked.unfounded;
     for (const part of chunks(fresh)) {
@@ -133,6 +143,7 @@ export async function storeSignals(tx: Database, drafts: SignalDraft[]): Promise
       await linkEntities(
         tx,
         part.map((d) => ({ id: d.id, entities: d.entities! })),
+        entities,
       );
     }
   }
