@@ -6,7 +6,7 @@
  * score (`LinkOutcome.members`), so the pipeline writes every new row once; stored rows are
  * updated only where a merge or the new members really change them. A bounded number of
  * statements per batch: one candidate lookup (each signal fetches at most `NEWS.maxCandidates`
- * events through the `events` GIN indexes), then set-based writes.
+ * events through the `event_terms` index), then set-based writes.
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/client';
@@ -105,7 +105,8 @@ interface EventSignature {
 }
 
 interface CandidateRow {
-  i: number;
+  /** The lookups (`CandidateLookup.i`) this event is a candidate of. */
+  lookups: number[];
   id: string;
   threat_layer: string;
   country_codes: string[];
@@ -127,40 +128,50 @@ export interface CandidateLookup {
 /**
  * The candidate lookup of a batch (exported for the bench, which EXPLAINs it on a large table).
  * Per lookup it reads at most `maxCandidates` events by key and terms x `perTerm` index rows by
- * term, then at most that many events by primary key: bounded, whatever the table holds.
+ * term, then at most that many events by primary key: bounded, whatever the table holds. Each
+ * event found comes back once, with the lookups it is a candidate of: the signals of one batch
+ * tell few stories, so they share most of their candidates (10,000 pairs, 2,000 events).
  */
 export function candidateQuery(lookups: CandidateLookup[]): SQL {
-  return sql`SELECT q.i, e.id, e.threat_layer, e.country_codes, e.upstream_keys, e.signature,
+  return sql`WITH hits AS MATERIALIZED (
+      SELECT q.i, c.id
+      FROM jsonb_to_recordset(${JSON.stringify(lookups)}::jsonb) AS q(i int, keys text[], terms text[], layers text[])
+      CROSS JOIN LATERAL (
+        -- Two probes of the btree term index (event_terms_term_time_idx), each a bounded range read
+        -- of the newest rows of a term (ORDER BY matches the index, DESC NULLS LAST): by upstream key
+        -- ('k:<key>' terms, any layer), then by index term (at most terms x perTerm rows, however
+        -- many events share a word and day). The ids then drive one primary-key read each (OFFSET 0
+        -- and the lateral LIMIT 1 keep the planner, without statistics as on PGlite, from scanning
+        -- the layer's events and joining them instead: that reads the whole window).
+        (SELECT e.id FROM (SELECT DISTINCT hit.event_id FROM unnest(q.keys) AS k(key)
+             CROSS JOIN LATERAL (SELECT t.event_id FROM event_terms t WHERE t.term = 'k:' || k.key
+               ORDER BY t.last_seen_at DESC NULLS LAST LIMIT ${NEWS.maxCandidates}) hit OFFSET 0) ids
+           CROSS JOIN LATERAL (SELECT e.id, e.merged_into FROM events e WHERE e.id = ids.event_id LIMIT 1) e
+         WHERE e.merged_into IS NULL
+         LIMIT ${NEWS.maxCandidates})
+        UNION
+        (SELECT e.id FROM (SELECT DISTINCT hit.event_id FROM unnest(q.terms) AS w(term)
+             CROSS JOIN LATERAL (SELECT t.event_id FROM event_terms t WHERE t.term = w.term
+               ORDER BY t.last_seen_at DESC NULLS LAST LIMIT ${NEWS.perTerm}) hit OFFSET 0) ids
+           CROSS JOIN LATERAL (SELECT e.id, e.merged_into, e.threat_layer, e.last_seen_at FROM events e
+             WHERE e.id = ids.event_id LIMIT 1) e
+         WHERE e.merged_into IS NULL AND e.threat_layer = ANY(q.layers)
+         ORDER BY e.last_seen_at DESC LIMIT ${NEWS.maxCandidates})) c)
+    SELECT g.lookups, e.id, e.threat_layer, e.country_codes, e.upstream_keys, e.signature,
       (extract(epoch FROM e.first_seen_at) * 1000)::float8 AS first_ms,
       (extract(epoch FROM e.last_seen_at) * 1000)::float8 AS last_ms,
       (extract(epoch FROM e.created_at) * 1000)::float8 AS created_ms
-    FROM jsonb_to_recordset(${JSON.stringify(lookups)}::jsonb) AS q(i int, keys text[], terms text[], layers text[])
-    CROSS JOIN LATERAL (
-      -- Two probes of the btree term index (event_terms_term_time_idx), each a bounded range read
-      -- of the newest rows of a term (ORDER BY matches the index, DESC NULLS LAST): by upstream key
-      -- ('k:<key>' terms, any layer), then by index term (at most terms x perTerm rows, however
-      -- many events share a word and day). The ids then drive one primary-key read each (OFFSET 0
-      -- and the lateral LIMIT 1 keep the planner, without statistics as on PGlite, from scanning
-      -- the layer's events and joining them instead: that reads the whole window).
-      (SELECT e.* FROM (SELECT DISTINCT hit.event_id FROM unnest(q.keys) AS k(key)
-           CROSS JOIN LATERAL (SELECT t.event_id FROM event_terms t WHERE t.term = 'k:' || k.key
-             ORDER BY t.last_seen_at DESC NULLS LAST LIMIT ${NEWS.maxCandidates}) hit OFFSET 0) ids
-         CROSS JOIN LATERAL (SELECT * FROM events e WHERE e.id = ids.event_id LIMIT 1) e
-       WHERE e.merged_into IS NULL
-       LIMIT ${NEWS.maxCandidates})
-      UNION
-      (SELECT e.* FROM (SELECT DISTINCT hit.event_id FROM unnest(q.terms) AS w(term)
-           CROSS JOIN LATERAL (SELECT t.event_id FROM event_terms t WHERE t.term = w.term
-             ORDER BY t.last_seen_at DESC NULLS LAST LIMIT ${NEWS.perTerm}) hit OFFSET 0) ids
-         CROSS JOIN LATERAL (SELECT * FROM events e WHERE e.id = ids.event_id LIMIT 1) e
-       WHERE e.merged_into IS NULL AND e.threat_layer = ANY(q.layers)
-       ORDER BY e.last_seen_at DESC LIMIT ${NEWS.maxCandidates})) e`;
+    FROM (SELECT h.id, array_agg(h.i) AS lookups FROM hits h GROUP BY h.id OFFSET 0) g
+    CROSS JOIN LATERAL (SELECT * FROM events e WHERE e.id = g.id LIMIT 1) e`;
 }
 
 /** Live candidate events of each signal: by shared key, or by index term within its layers. */
 async function fetchCandidates(db: Database, signals: NewSignal[]): Promise<Map<number, CandidateEvent[]>> {
   const out = new Map<number, CandidateEvent[]>();
   const known = new Map<string, CandidateEvent>();
+  // The lookup is a few hundred index reads: compiling it (JIT, on Postgres for costly-looking
+  // plans) took ~900 ms of a 950 ms lookup on 200,000 events. Local to the ingest transaction.
+  await db.execute(sql`SELECT set_config('jit', 'off', true)`);
   for (let start = 0; start < signals.length; start += CHUNK) {
     const lookups: CandidateLookup[] = signals.slice(start, start + CHUNK).map((s, k) => ({
       i: start + k,
@@ -168,9 +179,6 @@ async function fetchCandidates(db: Database, signals: NewSignal[]): Promise<Map<
       terms: lookupTerms(s),
       layers: [...new Set([s.threatLayer, ...compatible(s.threatLayer)])],
     }));
-    // The lookup is a few hundred index reads: compiling it (JIT, on Postgres for costly-looking
-    // plans) took ~900 ms of a 950 ms lookup on 200,000 events. Local to the ingest transaction.
-    await db.execute(sql`SELECT set_config('jit', 'off', true)`);
     const rows = await queryRows<CandidateRow>(db, candidateQuery(lookups));
     for (const row of rows) {
       let event = known.get(row.id);
@@ -191,9 +199,11 @@ async function fetchCandidates(db: Database, signals: NewSignal[]): Promise<Map<
         };
         known.set(row.id, event);
       }
-      const list = out.get(row.i) ?? [];
-      list.push(event);
-      out.set(row.i, list);
+      for (const i of row.lookups) {
+        const list = out.get(i);
+        if (list) list.push(event);
+        else out.set(i, [event]);
+      }
     }
   }
   return out;
@@ -201,12 +211,40 @@ async function fetchCandidates(db: Database, signals: NewSignal[]): Promise<Map<
 
 const compatible = (layer: Layer): readonly Layer[] => COMPATIBLE_LAYERS[layer] ?? [layer];
 
+/** A batch read for linking: its signals as the linker reads them, and their stored candidates. */
+export interface LinkLookup {
+  inputs: LinkInput[];
+  signals: NewSignal[];
+  /** Stored candidate events by position in `signals`. */
+  stored: Map<number, CandidateEvent[]>;
+}
+
+/**
+ * The first step of linking (`linkSignals`): reads the batch's texts and looks up their stored
+ * candidate events (one statement per 500 signals). Ingest sends its other reads between this
+ * and `settleLinks`, so Postgres answers them while the matching runs here.
+ */
+export async function lookupLinks(db: Database, inputs: LinkInput[]): Promise<LinkLookup> {
+  const signals = inputs.map(newSignal);
+  const stored =
+    inputs.length === 0 ? new Map<number, CandidateEvent[]>() : await fetchCandidates(db, signals);
+  return { inputs, signals, stored };
+}
+
 /**
  * Links new signals (not yet written) to events, within the caller's transaction, and settles
  * their membership. Signals are taken in publication order, so the first report founds the
  * event; later ones in the same batch can join it.
  */
 export async function linkSignals(db: Database, inputs: LinkInput[]): Promise<LinkOutcome> {
+  return settleLinks(db, await lookupLinks(db, inputs));
+}
+
+/** The second step of linking (`linkSignals`): matches the batch, writes its events, settles members. */
+export async function settleLinks(
+  db: Database,
+  { inputs, signals, stored }: LinkLookup,
+): Promise<LinkOutcome> {
   const outcome: LinkOutcome = {
     events: new Map(),
     members: new Map(),
@@ -216,8 +254,6 @@ export async function linkSignals(db: Database, inputs: LinkInput[]): Promise<Li
     unfounded: [],
   };
   if (inputs.length === 0) return outcome;
-  const signals = inputs.map(newSignal);
-  const stored = await fetchCandidates(db, signals);
   const position = new Map(signals.map((signal, i) => [signal, i]));
   const batch = linkBatch(signals, (signal) => stored.get(position.get(signal)!) ?? [], Date.now());
   outcome.events = batch.events;
@@ -329,11 +365,14 @@ async function writeEvents(
         last_seen_at = greatest(e.last_seen_at, excluded.last_seen_at),
         upstream_keys = ARRAY(SELECT DISTINCT k FROM unnest(e.upstream_keys || excluded.upstream_keys) k ORDER BY k),
         signature = excluded.signature, terms = excluded.terms, updated_at = now()`);
-    // The candidate index follows the event's terms. Its time is the event's latest publication as
-    // written here: refreshEvents may later narrow it (a retraction), which only reorders candidates.
-    await db.execute(sql`
-      DELETE FROM event_terms t USING jsonb_to_recordset(${part}::jsonb) AS v(id uuid, fresh boolean)
-      WHERE NOT v.fresh AND t.event_id = v.id`);
+    // The candidate index follows the event's terms (a new event has none to drop). Its time is the
+    // event's latest publication as written here: refreshEvents may later narrow it (a
+    // retraction), which only reorders candidates.
+    if (rows.slice(i, i + CHUNK).some((row) => !row.fresh)) {
+      await db.execute(sql`
+        DELETE FROM event_terms t USING jsonb_to_recordset(${part}::jsonb) AS v(id uuid, fresh boolean)
+        WHERE NOT v.fresh AND t.event_id = v.id`);
+    }
     await db.execute(sql`
       INSERT INTO event_terms (term, event_id, last_seen_at)
       SELECT DISTINCT w.term, v.id, v.last_seen_at

@@ -46,7 +46,7 @@ export const NEWS = {
   /** ...and only when the headlines share at least this many words (one shared name is chance). */
   headlineMinShared: 2,
   /** Headline words per text that index an event (candidate terms): its most telling few. */
-  termWords: 8,
+  termWords: 6,
   /** Member texts an event keeps to compare with (the founder, then the latest). */
   maxTexts: 5,
   /** Candidate events fetched per new signal (the bound on linking work). */

@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/client';
+import type { signals } from '../db/schema';
 
 /**
  * The analytics aggregates (drizzle/0006): `signal_country_hourly` and its daily sums
@@ -16,34 +17,64 @@ const idSet = (ids: readonly string[]): SQL =>
   sql`(SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid)`;
 
 /**
- * The rows a fold adds up, one per signal: each new signal counts (`n` = 1) and founds an event
- * or not (`e` = 1 when `id = event_id`); each founder in `unfounded` (its event was merged into
- * another, so it is an echo now) only stops counting as an event (`n` = 0, `e` = −1). Columns:
- * published_at, region, threat_layer, country_codes, signal_valence, is_anomaly, score, n, e.
+ * What the counters take of a new signal: the facts its INSERT wrote, so they are counted from
+ * the batch in memory instead of read back (the batch's rows, once per counted table).
  */
-function foldRows(ids: string[], unfounded: readonly string[] = []): SQL {
-  const columns = sql`published_at, region, threat_layer, country_codes, signal_valence, is_anomaly,
-    coalesce(base_score, significance_score) AS score`;
-  const added = sql`SELECT ${columns}, 1 AS n, (id = event_id)::int AS e FROM signals
-    WHERE id IN ${idSet(ids)} AND retracted_at IS NULL`;
-  if (unfounded.length === 0) return sql`(${added})`;
-  return sql`(${added} UNION ALL SELECT ${columns}, 0, -1 FROM signals
-    WHERE id IN ${idSet(unfounded)} AND retracted_at IS NULL)`;
-}
+export type CountedSignal = Pick<
+  typeof signals.$inferInsert,
+  | 'id'
+  | 'eventId'
+  | 'publishedAt'
+  | 'region'
+  | 'threatLayer'
+  | 'countryCodes'
+  | 'signalValence'
+  | 'isAnomaly'
+  | 'baseScore'
+  | 'language'
+  | 'sourceId'
+>;
 
 /**
- * Folds newly ingested signals into the analytics aggregates, in the caller's transaction, and
- * takes the founders in `unfounded` out of the event counts (see `foldRows`).
+ * Counts newly written signals everywhere ingest keeps counts: the hourly buckets
+ * (`signal_hourly`, `signal_country_hourly` and its days `signal_country_daily`), `signal_totals`,
+ * source coverage and the sources' counters, and the ingest clock (`ingest_minutes`, what
+ * /freshness reads). Each new signal counts (`n` = 1) and founds an event or not (`e` = 1 when
+ * `id = event_id`); each founder in `unfounded` (its event was merged away by this batch, so it is
+ * an echo now) only stops counting as an event (`n` = 0, `e` = −1). One statement, the batch's
+ * facts as one parameter. Called last in the ingest transaction, after the batch's sources are
+ * locked (`settleSources`): these rows are shared by every ingest, so their locks are held only
+ * for the commit. Each table's rows are written in key order (and the tables in the statement's
+ * one order), so concurrent ingests never deadlock on them.
  */
-async function foldSignals(db: Database, ids: string[], unfounded: readonly string[] = []): Promise<void> {
-  if (ids.length === 0 && unfounded.length === 0) return;
-  // Rows are written in key order, like the pipeline's other upserts, so concurrent ingests
-  // never deadlock on the hot buckets.
-  for (const [table, unit] of [
-    [sql`signal_country_hourly`, sql`'hour'`],
-    [sql`signal_country_daily`, sql`'day'`],
-  ] as const) {
-    await db.execute(sql`
+export async function countNewSignals(
+  db: Database,
+  written: readonly CountedSignal[],
+  unfounded: readonly string[],
+): Promise<void> {
+  if (written.length === 0) return;
+  const batch = JSON.stringify(
+    written.map((s) => ({
+      published_at: s.publishedAt,
+      region: s.region ?? null,
+      threat_layer: s.threatLayer,
+      country_codes: s.countryCodes ?? [],
+      signal_valence: s.signalValence,
+      is_anomaly: s.isAnomaly ?? false,
+      score: s.baseScore,
+      e: s.id === s.eventId ? 1 : 0,
+      language: s.language ?? null,
+      source_id: s.sourceId,
+    })),
+  );
+  const removed =
+    unfounded.length === 0
+      ? sql``
+      : sql`UNION ALL SELECT published_at, region, threat_layer, country_codes, signal_valence, is_anomaly,
+             coalesce(base_score, significance_score), -1, language, source_id, 0 FROM signals
+           WHERE id IN ${idSet(unfounded)} AND retracted_at IS NULL`;
+  // The country tables, hour and day: the same fold into two bucket sizes.
+  const country = (table: SQL, unit: SQL) => sql`
       INSERT INTO ${table} AS h
         (bucket, country, threat_layer, signal_count, primary_count, score_sum, score_max, crisis_count,
          event_count, primary_event_count, event_crisis_count, event_score_sum)
@@ -52,7 +83,7 @@ async function foldSignals(db: Database, ids: string[], unfounded: readonly stri
              coalesce(sum(s.n) FILTER (WHERE s.signal_valence = 'crisis'), 0),
              sum(s.e), coalesce(sum(s.e) FILTER (WHERE c.ord = 1), 0),
              coalesce(sum(s.e) FILTER (WHERE s.signal_valence = 'crisis'), 0), sum(s.e * s.score)
-      FROM ${foldRows(ids, unfounded)} s, unnest(s.country_codes) WITH ORDINALITY AS c(code, ord)
+      FROM folded s, unnest(s.country_codes) WITH ORDINALITY AS c(code, ord)
       GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
       ON CONFLICT (bucket, country, threat_layer) DO UPDATE SET
         signal_count = h.signal_count + excluded.signal_count,
@@ -63,41 +94,20 @@ async function foldSignals(db: Database, ids: string[], unfounded: readonly stri
         event_count = h.event_count + excluded.event_count,
         primary_event_count = h.primary_event_count + excluded.primary_event_count,
         event_crisis_count = h.event_crisis_count + excluded.event_crisis_count,
-        event_score_sum = h.event_score_sum + excluded.event_score_sum`);
-  }
-  if (ids.length === 0) return;
+        event_score_sum = h.event_score_sum + excluded.event_score_sum`;
   await db.execute(sql`
-    INSERT INTO signal_totals AS t (threat_layer, language, signal_count)
-    SELECT threat_layer, coalesce(language, 'und'), count(*) FROM signals
-    WHERE id IN ${idSet(ids)} AND retracted_at IS NULL
-    GROUP BY 1, 2 ORDER BY 1, 2
-    ON CONFLICT (threat_layer, language) DO UPDATE SET signal_count = t.signal_count + excluded.signal_count`);
-}
-
-/**
- * Counts newly written signals everywhere ingest keeps counts: the hourly buckets
- * (`signal_hourly`, then `foldSignals`), source coverage and the sources' counters, and the
- * ingest clock (`ingest_minutes`, what /freshness reads); founders of events the batch merged
- * away (`unfounded`) stop counting as events. Called last in the ingest transaction, after the
- * batch's sources are locked (`settleSources`): these rows are shared by every ingest, so their
- * locks are held only for the commit. Rows are written in key order, so concurrent ingests
- * never deadlock on them.
- */
-export async function countNewSignals(
-  db: Database,
-  ids: string[],
-  unfounded: readonly string[],
-): Promise<void> {
-  if (ids.length === 0) return;
-  // One statement per table for the whole batch (the ids travel as one parameter), so each
-  // bucket row is written once, in key order.
-  const rows = foldRows(ids, unfounded);
-  await db.execute(sql`
+    WITH folded AS MATERIALIZED (
+      SELECT v.*, 1 AS n FROM jsonb_to_recordset(${batch}::jsonb) AS v(published_at timestamptz, region text,
+        threat_layer text, country_codes text[], signal_valence text, is_anomaly boolean, score float8, e int,
+        language text, source_id uuid)
+      ${removed}),
+    added AS (SELECT * FROM folded WHERE n = 1),
+    hourly AS (
       INSERT INTO signal_hourly AS h (bucket, region, threat_layer, signal_count, score_sum, score_max, crisis_count, anomaly_count, event_count)
       SELECT date_trunc('hour', published_at), coalesce(region, ''), threat_layer, sum(n), sum(n * score),
              coalesce(max(score) FILTER (WHERE n = 1), 0), coalesce(sum(n) FILTER (WHERE signal_valence = 'crisis'), 0),
              coalesce(sum(n) FILTER (WHERE is_anomaly), 0), sum(e)
-      FROM ${rows} s
+      FROM folded
       GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
       ON CONFLICT (bucket, region, threat_layer) DO UPDATE SET
         signal_count = h.signal_count + excluded.signal_count,
@@ -105,28 +115,33 @@ export async function countNewSignals(
         score_max = greatest(h.score_max, excluded.score_max),
         crisis_count = h.crisis_count + excluded.crisis_count,
         anomaly_count = h.anomaly_count + excluded.anomaly_count,
-        event_count = h.event_count + excluded.event_count`);
-  await db.execute(sql`
+        event_count = h.event_count + excluded.event_count),
+    coverage AS (
       INSERT INTO source_coverage AS sc (source_id, region, threat_layer, signal_count, last_seen_at)
       SELECT source_id, coalesce(region, ''), threat_layer, count(*), max(published_at)
-      FROM signals WHERE id IN ${idSet(ids)}
-      GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+      FROM added GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
       ON CONFLICT (source_id, region, threat_layer) DO UPDATE SET
         signal_count = sc.signal_count + excluded.signal_count,
-        last_seen_at = greatest(sc.last_seen_at, excluded.last_seen_at)`);
-  // The ingest clock: `now()` is the transaction's, the `ingested_at` of every row it wrote.
-  await db.execute(sql`
+        last_seen_at = greatest(sc.last_seen_at, excluded.last_seen_at)),
+    -- The ingest clock: now() is the transaction's, the ingested_at of every row it wrote.
+    counters AS (
       UPDATE sources SET signal_count = sources.signal_count + agg.n,
         last_seen_at = greatest(sources.last_seen_at, agg.last_seen), last_ingested_at = now()
-      FROM (SELECT source_id, count(*)::int AS n, max(published_at) AS last_seen
-            FROM signals WHERE id IN ${idSet(ids)} GROUP BY source_id) agg
-      WHERE sources.id = agg.source_id`);
-  await db.execute(sql`
+      FROM (SELECT source_id, count(*)::int AS n, max(published_at) AS last_seen FROM added GROUP BY source_id) agg
+      WHERE sources.id = agg.source_id),
+    minutes AS (
       INSERT INTO ingest_minutes AS m (minute, source_id, signal_count)
-      SELECT date_trunc('minute', now()), source_id, count(*) FROM signals WHERE id IN ${idSet(ids)}
+      SELECT date_trunc('minute', now()), source_id, count(*) FROM added
       GROUP BY 2 ORDER BY 2
-      ON CONFLICT (minute, source_id) DO UPDATE SET signal_count = m.signal_count + excluded.signal_count`);
-  await foldSignals(db, ids, unfounded);
+      ON CONFLICT (minute, source_id) DO UPDATE SET signal_count = m.signal_count + excluded.signal_count),
+    country_hours AS (${country(sql`signal_country_hourly`, sql`'hour'`)}),
+    country_days AS (${country(sql`signal_country_daily`, sql`'day'`)}),
+    totals AS (
+      INSERT INTO signal_totals AS t (threat_layer, language, signal_count)
+      SELECT threat_layer, coalesce(language, 'und'), count(*) FROM added
+      GROUP BY 1, 2 ORDER BY 1, 2
+      ON CONFLICT (threat_layer, language) DO UPDATE SET signal_count = t.signal_count + excluded.signal_count)
+    SELECT 1`);
 }
 
 /** What decides where a signal counts in the aggregates. */

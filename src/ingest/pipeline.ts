@@ -9,14 +9,14 @@ import { sql } from 'drizzle-orm';
 import { allowWriteTime, queryRows, type Database } from '../db/client';
 import { signals } from '../db/schema';
 import type { FieldError } from '../http/problem';
-import { linkSignals } from '../events/link';
-import { countNewSignals } from './aggregates';
+import { lookupLinks, settleLinks } from '../events/link';
+import { countNewSignals, type CountedSignal } from './aggregates';
 import { spikingSignals } from './anomaly';
 import { settleSources, upsertSources } from './batch-sources';
 import { chunks } from './chunks';
 import { draftOf, linkInput, newSignalRow, type SignalDraft } from './draft';
 import { extractEntities } from '../reading/entities';
-import { linkEntities } from './entity-links';
+import { entityIds, linkEntities } from './entity-links';
 import { insertRows } from './insert-rows';
 import { nextTurn, turnEvery } from './turns';
 import { validateItem, type IngestItem } from './validate';
@@ -113,28 +113,37 @@ export async function storeSignals(tx: Database, drafts: SignalDraft[]): Promise
   const stored = await storedUrls(tx, drafts);
   const fresh = await withEntities(drafts.filter((d) => !stored.has(d.item.source_url)));
   let unfounded: readonly string[] = [];
+  const written: CountedSignal[] = [];
   if (fresh.length > 0) {
-    // Sent together: the anomaly read (a busy pair's week of rows) runs in Postgres while
-    // linking reads the batch's texts, which is CPU here; the connection takes them in turn.
-    const [spiking, linked] = await Promise.all([
-      spikingSignals(tx, fresh),
-      linkSignals(tx, fresh.map(linkInput)),
+    const lookup = await lookupLinks(tx, fresh.map(linkInput));
+    // Sent before linking matches the batch, which is CPU here: Postgres reads the anomaly rule's
+    // week of rows and finds or creates the batch's entities meanwhile, one statement at a time
+    // beside linking's writes (the connection takes them in turn). The turn lets the first go out
+    // before the matching starts.
+    const reads = async () => ({
+      spiking: await spikingSignals(tx, fresh),
+      entities: await entityIds(
+        tx,
+        fresh.flatMap((d) => d.entities!),
+      ),
+    });
+    const [{ spiking, entities }, linked] = await Promise.all([
+      reads(),
+      nextTurn().then(() => settleLinks(tx, lookup)),
     ]);
     unfounded = linked.unfounded;
     for (const part of chunks(fresh)) {
-      await tx.execute(
-        insertRows(
-          signals,
-          part.map((d) => {
-            const anomalous = d.item.is_anomaly ?? spiking.has(d.id);
-            return newSignalRow(d, sourceIds.get(d.item.source.name)!, anomalous, linked.members.get(d.id)!);
-          }),
-        ),
-      );
+      const rows = part.map((d) => {
+        const anomalous = d.item.is_anomaly ?? spiking.has(d.id);
+        return newSignalRow(d, sourceIds.get(d.item.source.name)!, anomalous, linked.members.get(d.id)!);
+      });
+      await tx.execute(insertRows(signals, rows));
+      written.push(...rows);
       await nextTurn();
       await linkEntities(
         tx,
         part.map((d) => ({ id: d.id, entities: d.entities! })),
+        entities,
       );
     }
   }
@@ -146,7 +155,7 @@ export async function storeSignals(tx: Database, drafts: SignalDraft[]): Promise
     fresh.map((d) => sourceIds.get(d.item.source.name)!),
     fills,
   );
-  await countNewSignals(tx, ids, unfounded);
+  await countNewSignals(tx, written, unfounded);
   return ids;
 }
 
