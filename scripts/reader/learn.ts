@@ -49,7 +49,10 @@ export const DEFAULT_OPTIONS: TrainOptions = {
   rate: 0.15,
   l2: 1e-5,
   seed: 26,
-  threshold: 0.4,
+  // 0.3 rather than 0.4: the same out-of-outlet keep F1 (0.72; precision 0.64, recall 0.82 against
+  // 0.70 and 0.73), and a signal in a language with fewer labels is no longer dropped for it
+  // (German recall 0.63 -> 0.75, French 0.74 -> 0.81).
+  threshold: 0.3,
   average: 0,
 };
 
