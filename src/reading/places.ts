@@ -16,10 +16,10 @@ import pt from './data/places.pt.json';
 import ru from './data/places.ru.json';
 import uk from './data/places.uk.json';
 import world from './data/world.json';
-import { arabicVariants, fold, stem, words, type StemRule, type Word } from './places-text';
+import { arabicVariants, fold, latinSkeleton, stem, words, type StemRule, type Word } from './places-text';
 
 type PlaceRole = 'where' | 'actor' | 'mentioned';
-type PlaceKind = 'country' | 'alias' | 'demonym' | 'capital' | 'city' | 'actor';
+type PlaceKind = 'country' | 'alias' | 'region' | 'demonym' | 'capital' | 'city' | 'actor';
 interface PlaceMatch {
   text: string;
   code: string;
@@ -53,6 +53,8 @@ interface LanguageData {
   names: Record<string, string>;
   aliases: Record<string, string>;
   regions: Record<string, string>;
+  /** First-level subdivisions (CLDR): states, provinces, oblasts. */
+  provinces: Record<string, string>;
   demonyms: Record<string, string>;
   cities: Record<string, number>;
   actors: Record<string, string>;
@@ -92,11 +94,14 @@ interface Index {
   primary: string;
   where: Set<string>;
   speak: Set<string>;
+  /** Slavic languages: cities of Cyrillic-script countries by the Latin skeleton of their GeoNames name. */
+  romanised: Map<string, Entry> | null;
 }
 
 const KIND_RANK: Record<PlaceKind, number> = {
   country: 0,
   alias: 1,
+  region: 2,
   capital: 2,
   city: 2,
   demonym: 3,
@@ -129,6 +134,7 @@ function buildIndex(langs: string[]): Index {
     primary: langs.length > 2 ? '*' : langs[0]!,
     where: new Set(),
     speak: new Set(),
+    romanised: null,
   };
   const ambiguousStems = new Set<string>();
   for (const lang of langs) {
@@ -174,7 +180,12 @@ function buildIndex(langs: string[]): Index {
         // rule would cut the name itself to "харьк".
         const stems = tokens.map((t) => stem(t.key, rule));
         for (let n = 1; n < tokens.length; n++) index.stemPrefixes.add(stems.slice(0, n).join(' '));
-        for (const stemKey of new Set([stems.join(' '), key])) {
+        const full = stems.join(' ');
+        // Ukrainian "і" of a closed last syllable opens in other cases (Харків → Харкова), and a
+        // case form alone need not show a Ukrainian letter for `stem` to know it.
+        const opened =
+          rule === 'slavic' && /ів$/.test(full) ? [full.slice(0, -2) + 'ов', full.slice(0, -2) + 'ев'] : [];
+        for (const stemKey of new Set([full, key, ...opened])) {
           const seen = index.stemmed.get(stemKey);
           if (seen && seen.code !== code) ambiguousStems.add(stemKey);
           else put(index.stemmed, stemKey, entry);
@@ -182,10 +193,22 @@ function buildIndex(langs: string[]): Index {
       }
       if (tokens.length === 1 && (kind === 'country' || kind === 'alias'))
         addDemonyms(display, rule, code, add);
+      // German names a country's people with "-er"/"-erin": "Iraner", "Iranerin", "Iraker". (City
+      // adjectives, "Kiewer", would need the outlets' own names kept apart: "Frankfurter Allgemeine".)
+      if (
+        rule === 'de' &&
+        tokens.length === 1 &&
+        (kind === 'country' || kind === 'alias') &&
+        /[^e]$/.test(key)
+      )
+        for (const ending of ['er', 'erin', 'erinnen']) add(key + ending, 'demonym', code);
     };
     for (const [name, code] of Object.entries(data.names)) add(name, 'country', code);
     for (const [name, code] of Object.entries(data.aliases)) add(name, 'alias', code);
     for (const [name, code] of Object.entries(data.regions)) add(name, 'alias', code);
+    // Provinces of the text's own language only: "Norte", "Centrale" are words elsewhere.
+    if (primary && langs.length <= 2)
+      for (const [name, code] of Object.entries(data.provinces)) add(name, 'region', code);
     for (const [name, code] of Object.entries(data.demonyms)) add(name, 'demonym', code);
     for (const [name, i] of Object.entries(data.cities)) {
       const city = CITIES[i];
@@ -196,6 +219,7 @@ function buildIndex(langs: string[]): Index {
     for (const [name, code] of Object.entries(data.actors)) add(name, 'actor', code);
   }
   for (const key of ambiguousStems) index.stemmed.delete(key);
+  if (index.rules.has('slavic')) index.romanised = romanisedCities();
   return index;
 }
 
@@ -348,6 +372,10 @@ function matchPart(list: Word[], part: 0 | 1, offset: number, index: Index, out:
       if (word.breakAfter) break;
       if (!index.prefixes.has(key) && !(stemming && index.stemPrefixes.has(stemKey))) break;
     }
+    if (!best && index.romanised && first.cap && CYRILLIC.test(first.key)) {
+      const entry = romanisedEntry(index.romanised, first, firstStem);
+      if (entry) best = { entry, length: 1 };
+    }
     if (!best) {
       i++;
       continue;
@@ -381,6 +409,56 @@ function matchPart(list: Word[], part: 0 | 1, offset: number, index: Index, out:
     });
     i = to;
   }
+}
+
+/** Countries whose place names GeoNames romanises from Cyrillic. */
+const CYRILLIC_COUNTRIES = new Set(['RU', 'UA', 'BY', 'KZ', 'KG']);
+/** Shorter skeletons meet too many other words. */
+const MIN_SKELETON = 4;
+
+/** One-word cities of Cyrillic-script countries by skeleton; a skeleton two cities share is dropped. */
+function romanisedCities(): Map<string, Entry> {
+  const out = new Map<string, Entry>();
+  const shared = new Set<string>();
+  CITIES.forEach(([name, country, , , capital], i) => {
+    if (!CYRILLIC_COUNTRIES.has(country) || /[\s-]/.test(name)) return;
+    const key = latinSkeleton(name);
+    if (key.length < MIN_SKELETON) return;
+    const seen = out.get(key);
+    if (seen && seen.code !== country) shared.add(key);
+    else if (!seen) {
+      const kind = capital ? 'capital' : 'city';
+      out.set(key, {
+        code: country,
+        kind,
+        city: i,
+        words: 1,
+        cap: true,
+        acronym: null,
+        cue: false,
+        confirm: false,
+      });
+    }
+  });
+  for (const key of shared) out.delete(key);
+  return out;
+}
+
+/**
+ * A capitalised Cyrillic word that no name in the language's table matched, met through its
+ * Latin skeleton: the word as written, or its stem with the nominative ending it lost
+ * ("Махачкале" → "махачкал" + a) or the adjective's "-sk" ("Смоленской" → "смолен" + sk).
+ */
+function romanisedEntry(romanised: Map<string, Entry>, first: Word, firstStem: string): Entry | null {
+  const stemText = first.text.slice(0, firstStem.length);
+  const whole = latinSkeleton(first.text);
+  const root = latinSkeleton(stemText);
+  if (root.length < MIN_SKELETON) return romanised.get(whole) ?? null;
+  for (const key of [whole, root, root + 'a', root + 'sk', root + 'i']) {
+    const entry = romanised.get(key);
+    if (entry) return entry;
+  }
+  return null;
 }
 
 /** German compounds of a compass point and a name: "Nordsyrien" → "syrien", "Ostukraine" → "ukraine". */
@@ -462,7 +540,7 @@ export function readPlaces(title: string, summary: string, lang: string | null):
   // is a person's name, where capitals carry meaning (not in German, nor in Title Case headlines).
   if (index.primary !== 'de')
     for (const f of found) {
-      if (f.entry.kind !== 'city' || f.to - f.from !== 1) continue;
+      if ((f.entry.kind !== 'city' && f.entry.kind !== 'region') || f.to - f.from !== 1) continue;
       const list = f.part === 0 ? titleWords : summaryWords;
       const next = list[f.to];
       const glued =

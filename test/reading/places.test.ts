@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { locate } from '../../src/reading/locate';
 import { readPlaces } from '../../src/reading/places';
 
 const countries = (title: string, summary = '', lang: string | null = 'en') =>
@@ -48,6 +49,60 @@ describe('readPlaces: what names a country', () => {
   it('acronyms match only as written: "US" is a country, "us" is not', () => {
     expect(countries('US imposes new sanctions')).toEqual(['US']);
     expect(countries('Tell us what you think about the budget')).toEqual([]);
+  });
+});
+
+describe('readPlaces: states, provinces and cities', () => {
+  it('a city and a state of one name both give their country: "New York"', () => {
+    expect(countries('Ex-Marine charged with New York subway chokehold death')).toEqual(['US']);
+    expect(countries('Shooting in Washington leaves two dead')).toEqual(['US']);
+  });
+
+  it("a first-level subdivision gives its country (CLDR's English names)", () => {
+    expect(countries('Mother dies in New South Wales house fire')).toEqual(['AU']);
+    expect(countries('Floods cut off villages across Uttar Pradesh')).toEqual(['IN']);
+    expect(countries('Drone falls on a refinery in Krasnodar Krai', '', 'en')).toEqual(['RU']);
+  });
+
+  it('a city named like a common word needs a scene word: "Delta", "Enterprise"', () => {
+    expect(countries('Delta outbreak has peaked, officials say')).toEqual([]);
+    expect(countries('Millions of Enterprise records exposed')).toEqual([]);
+  });
+
+  it('a Ukrainian city in a case without a Ukrainian letter: "Харкова"', () => {
+    const title = 'Росіяни атакували дроном поруч з торгівельним центром Харкова';
+    expect(readPlaces(title, '', 'uk').city).toMatchObject({ country: 'UA' });
+  });
+});
+
+describe('readPlaces: Russian and Ukrainian names of cities through their romanised GeoNames name', () => {
+  it('a city in any case, or its adjective, meets its Latin name', () => {
+    expect(countries('Беспилотник врезался в жилой дом в Воронеже', '', 'ru')).toEqual(['RU']);
+    expect(countries('В Смоленской области опровергли информацию о ракетной атаке', '', 'ru')).toEqual([
+      'RU',
+    ]);
+    expect(readPlaces('Взрыв в Махачкале', '', 'ru').city).toMatchObject({ name: 'Makhachkala' });
+  });
+
+  it('only capitalised words, and not words that romanise to no city', () => {
+    expect(countries('Курс евро превысил 102 рубля', '', 'ru')).toEqual([]);
+    expect(countries('беспилотник упал в воронеже', '', 'ru')).toEqual([]);
+  });
+});
+
+describe('locate: the outlet when the text names no place', () => {
+  it("a story that names no place is in its outlet's country (country-code domain)", () => {
+    const teen = 'Teen charged with murder of 16-year-old at beach';
+    expect(locate(teen, '', 'en', 'https://www.9news.com.au/national/teen').countries).toEqual(['AU']);
+    expect(locate(teen, '', 'en', 'https://www.bbc.co.uk/news/uk-1').countries).toEqual(['GB']);
+  });
+
+  it('a named place wins over the outlet, and generic or vanity domains say nothing', () => {
+    const link = 'https://www.stuff.co.nz/world/1';
+    expect(locate('Earthquake shakes Lima', '', 'en', link).countries).toEqual(['PE']);
+    expect(locate('Hackers steal data', '', 'en', 'https://example.com/a').countries).toEqual([]);
+    expect(locate('Hackers steal data', '', 'en', 'https://meduza.io/a').countries).toEqual([]);
+    expect(locate('Hackers steal data', '', 'en', null).countries).toEqual([]);
   });
 });
 
