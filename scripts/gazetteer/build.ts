@@ -18,7 +18,7 @@ const curated = (name: string) => JSON.parse(readFileSync(path.join(here, 'curat
 /** Cities kept: every capital, every place of at least this many people, and admin seats of at least ADMIN_MIN. */
 const CITY_MIN = 100_000;
 const ADMIN_MIN = 100_000;
-const LANGS = ['en', 'fr', 'es', 'de', 'pt', 'ru', 'uk', 'ar'] as const;
+const LANGS = ['en', 'fr', 'es', 'de', 'pt', 'ru', 'uk', 'ar', 'nl', 'it'] as const;
 type Lang = (typeof LANGS)[number];
 /** world-countries' translation keys (ISO 639-3). */
 const WC_LANG: Record<Lang, string | null> = {
@@ -30,6 +30,8 @@ const WC_LANG: Record<Lang, string | null> = {
   ru: 'rus',
   uk: null,
   ar: 'ara',
+  nl: 'nld',
+  it: 'ita',
 };
 
 interface WorldCountry {

@@ -15,6 +15,8 @@ import fr from './data/places.fr.json';
 import pt from './data/places.pt.json';
 import ru from './data/places.ru.json';
 import uk from './data/places.uk.json';
+import nl from './data/places.nl.json';
+import it from './data/places.it.json';
 import world from './data/world.json';
 import { arabicVariants, fold, latinSkeleton, stem, words, type StemRule, type Word } from './places-text';
 
@@ -60,8 +62,8 @@ interface LanguageData {
   actors: Record<string, string>;
 }
 
-export const PLACE_LANGUAGES = ['en', 'fr', 'es', 'de', 'pt', 'ru', 'uk', 'ar'] as const;
-const DATA: Record<string, LanguageData> = { en, fr, es, de, pt, ru, uk, ar };
+export const PLACE_LANGUAGES = ['en', 'fr', 'es', 'de', 'pt', 'ru', 'uk', 'ar', 'nl', 'it'] as const;
+const DATA: Record<string, LanguageData> = { en, fr, es, de, pt, ru, uk, ar, nl, it };
 const CITIES = world.cities as unknown as [string, string, number, number, number][];
 
 /** No name in the data that matters is longer; bounds the look-ahead at each word. */
@@ -609,7 +611,7 @@ export function readPlaces(title: string, summary: string, lang: string | null):
 }
 
 /**
- * The country a whole string names, in any of the eight languages: a feed's own country field
+ * The country a whole string names, in any of the gazetteer's languages: a feed's own country field
  * ("Islamic Republic of Iran", "Türkiye", "Korea, Republic of", "Guam"). Null for anything else.
  */
 export function countryOfName(name: string): string | null {

@@ -30,7 +30,7 @@ describe('the generated gazetteer', () => {
     }
     for (const lang of PLACE_LANGUAGES) {
       const table = await data(lang);
-      for (const kind of ['names', 'aliases', 'regions', 'demonyms', 'actors'])
+      for (const kind of ['names', 'aliases', 'regions', 'provinces', 'demonyms', 'actors'])
         for (const code of Object.values(table[kind] as Record<string, string>))
           expect(isCountryCode(code), `${lang} ${kind} ${code}`).toBe(true);
       for (const index of Object.values(table.cities as Record<string, number>))

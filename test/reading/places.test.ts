@@ -150,6 +150,13 @@ describe('readPlaces: languages', () => {
     expect(countries('الجيش السوري يعلن السيطرة على بلدة', '', 'ar')).toEqual(['SY']);
   });
 
+  it('Dutch and Italian country names', () => {
+    expect(countries('Tunesië weigert delegatie Europees Parlement toegang tot het land', '', 'nl')).toEqual([
+      'TN',
+    ]);
+    expect(countries('Terremoto in Grecia, danni e feriti', '', 'it')).toEqual(['GR']);
+  });
+
   it('an unknown language tries every table', () => {
     expect(countries('Explosion à Kaboul', '', null)).toEqual(['AF']);
     expect(countries('Взрыв в Кабуле', '', null)).toEqual(['AF']);
