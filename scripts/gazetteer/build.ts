@@ -240,10 +240,34 @@ function buildLanguage(lang: Lang) {
       add('aliases', territory as string, code);
     for (const state of Object.values(us.usStates)) add('regions', state as string, 'US');
   }
-  for (const [code, name] of subdivisions(lang)) add('provinces', name, code);
   const { where, speak, cue, stem } = languages[lang];
   const cues = lang === 'en' ? [...cue, ...ambiguousCities().filter((name) => !cue.includes(name))] : cue;
-  return { stem, where, speak, cue: cues, features: names.features[lang] ?? [], ...table };
+  return { stem, where, speak, cue: cues, features: names.features[lang] ?? [], ...table, add };
+}
+
+type Built = ReturnType<typeof buildLanguage>;
+
+/**
+ * Adds each language's first-level subdivisions, except those named like a country, a region, or
+ * a people of another country in any language's table: the US state Georgia and the country,
+ * Nigeria's Niger state and Niger, Ethiopia's Somali region and "Somali", Congo's Équateur and
+ * French "Équateur" (Ecuador). Such a name is left to the country's entry and its own rules
+ * (Georgia needs a second mention), never read as the subdivision.
+ */
+function addProvinces(built: Map<Lang, Built>): void {
+  const named = new Map<string, Set<string>>();
+  for (const data of built.values())
+    for (const table of [data.names, data.aliases, data.regions, data.demonyms])
+      for (const [name, code] of Object.entries(table)) {
+        const codes = named.get(fold(name)) ?? new Set<string>();
+        codes.add(code as string);
+        named.set(fold(name), codes);
+      }
+  for (const [lang, data] of built)
+    for (const [code, name] of subdivisions(lang)) {
+      const others = [...(named.get(fold(name)) ?? [])].filter((other) => other !== code);
+      if (!others.length) data.add('provinces', name, code);
+    }
 }
 
 /** Subdivisions down to this depth (1: states, provinces, oblasts; 2: their counties, départements). */
@@ -344,8 +368,9 @@ writeFileSync(
     genericTlds: names.genericTlds,
   })}\n`,
 );
-for (const lang of LANGS) {
-  const data = buildLanguage(lang);
+const built = new Map(LANGS.map((lang) => [lang, buildLanguage(lang)] as const));
+addProvinces(built);
+for (const [lang, { add: _add, ...data }] of built) {
   const compact = {
     ...data,
     names: sortKeys(data.names),

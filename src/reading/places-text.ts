@@ -95,11 +95,15 @@ export function words(text: string): Word[] {
 }
 
 const isApostrophe = (code: number): boolean => code === 39 || code === 0x2019;
-/** . ! ? ; : ( ) " « » “ ” | – — and line breaks end a name; a comma is noted. */
+/**
+ * . ! ? ; : ( ) " « » “ ” | – — and line breaks end a name; a comma is noted. So does a hyphen
+ * with a space beside it, a dash typed as a hyphen ("Lille - BFM", "2023 - Новости").
+ */
 const BREAKS = new Set([...'.!?;:()"«»“”|–—\n\r'].map((c) => c.charCodeAt(0)));
 
 function markGap(word: Word, text: string, from: number, to: number): void {
   if (to === from + 1 && text.charCodeAt(from) === 45) word.hyphenAfter = true;
+  else if (to > from + 1 && text.slice(from, to).includes('-')) word.breakAfter = true;
   for (let k = from; k < to; k++) {
     const code = text.charCodeAt(k);
     if (code === 44) word.commaAfter = true;

@@ -18,6 +18,7 @@ import uk from './data/places.uk.json';
 import nl from './data/places.nl.json';
 import it from './data/places.it.json';
 import world from './data/world.json';
+import people from './data/en/entities.json';
 import { arabicVariants, fold, latinSkeleton, stem, words, type StemRule, type Word } from './places-text';
 
 type PlaceRole = 'where' | 'actor' | 'mentioned';
@@ -321,8 +322,12 @@ const SKIP_BEFORE = new Set(
     'west',
     'occupied',
     'war-torn',
+    'greater',
+    'grand',
   ].map(fold),
 );
+/** Russian and Ukrainian compass adjectives in any case ("Восточном Иерусалиме", "Східній Україні"). */
+const SLAVIC_COMPASS = /^(?:восточн|западн|северн|южн|центральн|східн|західн|північн|південн|центральн)/;
 
 const CYRILLIC = /[\u0400-\u04ff]/;
 
@@ -509,6 +514,38 @@ function inPersonName(list: Word[], f: Found): boolean {
   );
 }
 
+/** Given names the entity extractor knows (data/en/entities.json): "Jordan", "Chad", "Mike". */
+const GIVEN_NAMES: ReadonlySet<string> = new Set(people.firstNames.map(fold));
+
+/**
+ * "Jordan Henderson", "coach Mike Henderson": a one-word city right after a capitalised word that is
+ * no sure place is a surname. That word counts when it is a known given name, or, where capitals
+ * carry meaning (`capitalsMeanNames`), when it is capitalised inside a sentence; a capital that
+ * only starts a sentence says nothing ("After Henderson shooting"). A scene word before the city
+ * ("in Henderson") or a place word ("North Henderson") makes it a place again.
+ */
+function surnameCity(list: Word[], f: Found, placeEnds: Set<number>, capitalsMeanNames: boolean): boolean {
+  if (f.cued || f.to - f.from !== 1) return false;
+  const previous = list[f.from - 1];
+  if (
+    !previous ||
+    previous.breakAfter ||
+    previous.commaAfter ||
+    previous.hyphenAfter ||
+    !/^\p{Lu}\p{Ll}/u.test(previous.text)
+  )
+    return false;
+  if (placeEnds.has(f.from - 1) || SKIP_BEFORE.has(previous.key) || SLAVIC_COMPASS.test(previous.key))
+    return false;
+  if (GIVEN_NAMES.has(previous.key)) return true;
+  // Russian and Ukrainian place a town's district in capitalised adjectives ("Куп'янськ
+  // Харківської області"): two capitalised words there are two places.
+  if (CYRILLIC.test(list[f.from]!.key)) return false;
+  const before = list[f.from - 2];
+  const sentenceStart = !before || before.breakAfter;
+  return capitalsMeanNames && !sentenceStart;
+}
+
 /**
  * Reads the places of a news item.
  * @example readPlaces('Suicide bombing at Damascus church kills 25', '', 'en').countries // ['SY']
@@ -552,6 +589,15 @@ export function readPlaces(title: string, summary: string, lang: string | null):
         !found.some((g) => g.part === f.part && g.from === f.to);
       if (glued && !titleCase(list)) dropped.add(f);
     }
+  // Where sure places end (their last word), per part: a word there is a place, not a given name.
+  const placeEnds: [Set<number>, Set<number>] = [new Set(), new Set()];
+  for (const f of found) if (!f.entry.cue && !dropped.has(f)) placeEnds[f.part].add(f.to - 1);
+  for (const f of found) {
+    if (f.entry.kind !== 'city' && f.entry.kind !== 'region') continue;
+    const list = f.part === 0 ? titleWords : summaryWords;
+    const capitalsMeanNames = index.primary !== 'de' && !titleCase(list);
+    if (surnameCity(list, f, placeEnds[f.part], capitalsMeanNames)) dropped.add(f);
+  }
   const sure = new Set(found.filter((f) => !f.entry.cue && !dropped.has(f)).map((f) => f.entry.code));
   const kept = found.filter((f) => {
     if (dropped.has(f)) return false;

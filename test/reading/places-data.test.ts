@@ -49,6 +49,22 @@ describe('the generated gazetteer', () => {
     expect(countryOfName('Atlantis')).toBeNull();
   });
 
+  it("names no subdivision like another country's name, region or people in any language", async () => {
+    const fold = (name: string) => name.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '');
+    const named = new Map<string, Set<string>>();
+    const tables = await Promise.all(PLACE_LANGUAGES.map(data));
+    for (const table of tables)
+      for (const kind of ['names', 'aliases', 'regions', 'demonyms'])
+        for (const [name, code] of Object.entries(table[kind] as Record<string, string>))
+          named.set(fold(name), new Set([...(named.get(fold(name)) ?? []), code]));
+    for (const table of tables)
+      for (const [name, code] of Object.entries(table.provinces as Record<string, string>)) {
+        const others = [...(named.get(fold(name)) ?? [])].filter((other) => other !== code);
+        expect(others, `${name} (${code})`).toEqual([]);
+      }
+    expect(Object.keys((await data('en')).provinces)).toEqual(expect.arrayContaining(['New South Wales']));
+  });
+
   it('keeps every capital with coordinates', () => {
     const capitals = (world.cities as unknown as [string, string, number, number, number][]).filter(
       (c) => c[4] === 1,

@@ -64,6 +64,13 @@ describe('readPlaces: states, provinces and cities', () => {
     expect(countries('Drone falls on a refinery in Krasnodar Krai', '', 'en')).toEqual(['RU']);
   });
 
+  it('a subdivision named like a country or a people elsewhere is never read as the subdivision', () => {
+    // Ethiopia's Somali region, Nigeria's Niger state, the US state of Georgia.
+    expect(countries('Somali pirates seize a cargo ship off the coast')).toEqual(['SO']);
+    expect(countries('Flooding in Niger displaces thousands')).toEqual(['NE']);
+    expect(countries('Storm damage reported across Georgia')).toEqual([]);
+  });
+
   it('a city named like a common word needs a scene word: "Delta", "Enterprise"', () => {
     expect(countries('Delta outbreak has peaked, officials say')).toEqual([]);
     expect(countries('Millions of Enterprise records exposed')).toEqual([]);
@@ -187,6 +194,21 @@ describe('readPlaces: ambiguous names', () => {
   it("a one-word city glued to a capitalised word is a person's name", () => {
     expect(countries("Authorities want Kobe Bryant's widow to take an exam")).toEqual([]);
     expect(countries('Flooding in Kobe forces evacuations')).toEqual(['JP']);
+  });
+
+  it('a one-word city after a given name or a capitalised word inside a sentence is a surname', () => {
+    expect(countries('Quarterback Chad Henderson signs new contract')).toEqual([]);
+    expect(countries('Jordan Henderson and Chad Smith met in Georgia')).toEqual([]);
+    expect(countries('The referee showed defender Tyrese Fresno a second yellow card')).toEqual([]);
+    // A scene word, a compass point or a word that only starts the sentence leave it a place.
+    expect(countries('Gunman opens fire in a North Henderson mall')).toEqual(['US']);
+    expect(countries('After Henderson shooting, police appeal for witnesses')).toEqual(['US']);
+    // Russian and Ukrainian capitalise the adjective of a town's region: two places, no name.
+    expect(countries('Взрыв прогремел в Балаклее Харьковской области', '', 'ru')).toEqual(['UA']);
+  });
+
+  it('a hyphen between spaces ends a name like a dash: "Lyon - Gazette"', () => {
+    expect(countries('Second night of riots in Lyon - Gazette')).toEqual(['FR']);
   });
 
   it('a city followed by a US state is in the US: "Paris, Texas"', () => {
