@@ -19,19 +19,40 @@ const HOST = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/@?#]*@)?([^/:?#]+)/i;
  */
 function homeCountry(link: string | null | undefined): string | null {
   const host = link ? HOST.exec(link)?.[1]?.toLowerCase() : undefined;
-  const tld = host?.slice(host.lastIndexOf('.') + 1);
-  if (!tld || tld.length !== 2 || GENERIC_TLDS.has(tld)) return null;
+  return host ? domainCountry(host) : null;
+}
+
+/** The country of a host name's country-code domain, as `homeCountry` reads it. */
+function domainCountry(host: string): string | null {
+  const tld = host.slice(host.lastIndexOf('.') + 1).toLowerCase();
+  if (tld.length !== 2 || GENERIC_TLDS.has(tld)) return null;
   const code = tld === 'uk' ? 'GB' : tld.toUpperCase();
   return code in COUNTRIES ? code : null;
 }
 
+/** The publisher an aggregator appends to a title ("… - NDR.de", "… – e1.ru"): its last part, if short. */
+const PUBLISHER = /\s[-–—|]\s([^-–—|]{2,40})$/;
+const DOMAIN = /(?:^|[\s(])((?:[\p{L}\d-]+\.)+[a-z]{2})\b/iu;
+
 /**
- * The countries the text names; when it names none, the outlet's home country: a national
- * outlet's story that names no place is a local one ("Teen charged over stabbing at beach").
+ * The outlet's country when an aggregator's link (news.google.com) hides it: the publisher's
+ * domain at the end of the title ("Lüneburg: Explosion in Wohnhaus - NDR.de" → DE).
+ * @example titleCountry('Maltempo, allerta rossa - Fanpage.it') // 'IT'
+ */
+function titleCountry(title: string): string | null {
+  const publisher = PUBLISHER.exec(title.trim())?.[1];
+  const host = publisher ? DOMAIN.exec(publisher)?.[1] : undefined;
+  return host ? domainCountry(host) : null;
+}
+
+/**
+ * The countries the text names; when it names none, the outlet's home country (its link's
+ * domain, else the publisher's domain an aggregator ends the title with): a national outlet's
+ * story that names no place is a local one ("Teen charged over stabbing at beach").
  */
 export function locate(title: string, summary: string, lang: string | null, link?: string | null): Located {
   const places = readPlaces(title, summary, lang);
   if (places.countries.length) return { countries: places.countries.slice(0, 20), city: places.city };
-  const home = homeCountry(link);
+  const home = homeCountry(link) ?? titleCountry(title);
   return { countries: home ? [home] : [], city: null };
 }

@@ -447,9 +447,30 @@ function romanisedCities(): Map<string, Entry> {
       });
     }
   });
+  // Oblasts, krais and republics by their English (CLDR) name's first word: "Amur" meets
+  // "Амурской области", "Ingushetia" "Ингушетии". A city of the same skeleton stays.
+  for (const [name, code] of Object.entries(en.provinces)) {
+    const tokens = words(name);
+    if (!CYRILLIC_COUNTRIES.has(code) || tokens.length > 2) continue;
+    if (tokens.length === 2 && !PROVINCE_WORDS.has(tokens[1]!.key)) continue;
+    const key = latinSkeleton(tokens[0]!.text);
+    if (key.length < MIN_SKELETON || out.has(key) || shared.has(key)) continue;
+    out.set(key, {
+      code,
+      kind: 'region',
+      city: -1,
+      words: 1,
+      cap: true,
+      acronym: null,
+      cue: false,
+      confirm: false,
+    });
+  }
   for (const key of shared) out.delete(key);
   return out;
 }
+/** The word after an oblast's own name in its English name ("Amur Oblast", "Perm Krai"). */
+const PROVINCE_WORDS = new Set(['oblast', 'krai', 'okrug', 'region', 'province', 'oblysy', 'republic']);
 
 /**
  * A capitalised Cyrillic word that no name in the language's table matched, met through its

@@ -91,6 +91,11 @@ describe('readPlaces: Russian and Ukrainian names of cities through their romani
     expect(readPlaces('Взрыв в Махачкале', '', 'ru').city).toMatchObject({ name: 'Makhachkala' });
   });
 
+  it("an oblast or republic meets its English (CLDR) name's first word", () => {
+    expect(countries('Вертолёт совершил жёсткую посадку в Амурской области', '', 'ru')).toEqual(['RU']);
+    expect(countries('Перестрелка на границе Ингушетии', '', 'ru')).toEqual(['RU']);
+  });
+
   it('only capitalised words, and not words that romanise to no city', () => {
     expect(countries('Курс евро превысил 102 рубля', '', 'ru')).toEqual([]);
     expect(countries('беспилотник упал в воронеже', '', 'ru')).toEqual([]);
@@ -102,6 +107,16 @@ describe('locate: the outlet when the text names no place', () => {
     const teen = 'Teen charged with murder of 16-year-old at beach';
     expect(locate(teen, '', 'en', 'https://www.9news.com.au/national/teen').countries).toEqual(['AU']);
     expect(locate(teen, '', 'en', 'https://www.bbc.co.uk/news/uk-1').countries).toEqual(['GB']);
+  });
+
+  it("behind an aggregator's link, the publisher's domain that ends the title", () => {
+    const google = 'https://news.google.com/rss/articles/CBMi';
+    const fire = 'Zwei Verletzte bei Brand in Wohnhaus';
+    expect(locate(`${fire} - Lokalblatt.de`, '', 'de', google).countries).toEqual(['DE']);
+    expect(locate(`${fire} - Lokalblatt`, '', 'de', google).countries).toEqual([]);
+    expect(locate(`${fire} - Lokalblatt.de`, '', 'de', 'https://www.lokalblatt.at/a').countries).toEqual([
+      'AT',
+    ]);
   });
 
   it('a named place wins over the outlet, and generic or vanity domains say nothing', () => {
