@@ -133,7 +133,7 @@ function example(row: Row): Example {
 /** The shipped form of a trained model: int8 weights, as the service decodes them. */
 function asShipped(model: LinearModel): LinearModel {
   const { scales, bytes } = quantise(model);
-  return new LinearModel(dequantise(scales, bytes), model.bias, model.threshold);
+  return new LinearModel(dequantise(scales, bytes), model.bias, model.threshold, model.otherThreshold);
 }
 
 /** Outlets to folds: largest first, each to the fold with the fewest items (ties: lowest fold). */
@@ -511,6 +511,7 @@ function main() {
     dimension: DIMENSION,
     outputs: OUTPUTS,
     threshold: model.threshold,
+    otherThreshold: model.otherThreshold,
     bias: [...model.bias].map((b) => Math.round(b * 1e6) / 1e6),
     scales,
     weights: toBase64(bytes),

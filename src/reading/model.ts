@@ -52,9 +52,19 @@ export class LinearModel {
   constructor(
     readonly weights: Float32Array,
     readonly bias: Float64Array,
-    /** The keep probability at or above which an item is a signal. */
+    /** The keep probability at or above which an English item is a signal. */
     readonly threshold: number,
+    /**
+     * The same for an item in another language: lower, because the model has read fewer labelled
+     * items in each of them and its probability there leans towards the language's prior.
+     */
+    readonly otherThreshold: number = threshold,
   ) {}
+
+  /** The keep threshold of an item in `language`. */
+  thresholdFor(language: string | null): number {
+    return language === 'en' ? this.threshold : this.otherThreshold;
+  }
 
   /** Raw scores of every output. */
   scores(x: Features, out = new Float64Array(OUTPUTS)): Float64Array {
@@ -104,6 +114,7 @@ export interface ModelFile {
   dimension: number;
   outputs: number;
   threshold: number;
+  otherThreshold: number;
   bias: number[];
   /** One scale per output: weight = int8 × scale. */
   scales: number[];
@@ -160,6 +171,7 @@ export function shippedModel(): LinearModel {
     dequantise(file.scales, fromBase64(file.weights)),
     Float64Array.from(file.bias),
     file.threshold,
+    file.otherThreshold,
   );
   return shipped;
 }

@@ -211,7 +211,7 @@ export function decideNews(prepared: PreparedNews, model: LinearModel = shippedM
   const prediction = model.predict(prepared.features);
   const layer = layerOf(prediction);
   const level = ruleLevel(facts, layer);
-  const keep = prediction.keep >= model.threshold;
+  const keep = prediction.keep >= model.thresholdFor(language);
   // A language without fact rules is kept only when the model keeps it and the gazetteer places it
   // (the model has read such items in training; the place is a fact it cannot invent).
   const unread = !read.supported && (!keep || facts.countries === 0);
