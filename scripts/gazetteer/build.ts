@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fold } from '../../src/reading/places-text';
+import { fold, words } from '../../src/reading/places-text';
 
 const require = createRequire(import.meta.url);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -16,9 +16,9 @@ const out = path.join(here, '../../src/reading/data');
 const curated = (name: string) => JSON.parse(readFileSync(path.join(here, 'curated', name), 'utf8'));
 
 /** Cities kept: every capital, every place of at least this many people, and admin seats of at least ADMIN_MIN. */
-const CITY_MIN = 300_000;
+const CITY_MIN = 100_000;
 const ADMIN_MIN = 100_000;
-const LANGS = ['en', 'fr', 'es', 'de', 'pt', 'ru', 'uk', 'ar'] as const;
+const LANGS = ['en', 'fr', 'es', 'de', 'pt', 'ru', 'uk', 'ar', 'nl', 'it'] as const;
 type Lang = (typeof LANGS)[number];
 /** world-countries' translation keys (ISO 639-3). */
 const WC_LANG: Record<Lang, string | null> = {
@@ -30,6 +30,8 @@ const WC_LANG: Record<Lang, string | null> = {
   ru: 'rus',
   uk: null,
   ar: 'ara',
+  nl: 'nld',
+  it: 'ita',
 };
 
 interface WorldCountry {
@@ -124,8 +126,21 @@ for (const zone of zoneIds) {
 }
 
 // ---- names per language
-type Kind = 'names' | 'aliases' | 'regions' | 'demonyms' | 'cities' | 'actors';
-const RANK: Record<Kind, number> = { names: 0, aliases: 1, regions: 2, cities: 2, demonyms: 3, actors: 4 };
+type Kind = 'names' | 'aliases' | 'regions' | 'demonyms' | 'cities' | 'provinces' | 'actors';
+/** A province yields to a city or region of the same name elsewhere: the bigger place is meant. */
+const RANK: Record<Kind, number> = {
+  names: 0,
+  aliases: 1,
+  regions: 2,
+  cities: 2,
+  provinces: 2.5,
+  demonyms: 3,
+  actors: 4,
+};
+
+/** The country a table value stands for: a code, or the country of a city row. */
+const countryOf = (value: string | number): string | undefined =>
+  typeof value === 'string' ? value : cities[value]?.[1];
 
 function buildLanguage(lang: Lang) {
   const table: Record<Kind, Record<string, string | number>> = {
@@ -134,6 +149,7 @@ function buildLanguage(lang: Lang) {
     regions: {},
     demonyms: {},
     cities: {},
+    provinces: {},
     actors: {},
   };
   const owner = new Map<string, { kind: Kind; value: string | number; display: string } | null>();
@@ -147,6 +163,8 @@ function buildLanguage(lang: Lang) {
     if (seen === null) return;
     if (seen) {
       if (seen.value === value) return;
+      // "New York" the city and "New York" the state: one country either way, the first stays.
+      if (RANK[seen.kind] === RANK[kind] && countryOf(seen.value) === countryOf(value)) return;
       const preferred = prefer[key];
       if (preferred && (seen.value === preferred || value === preferred)) {
         if (seen.value === preferred) return;
@@ -223,7 +241,104 @@ function buildLanguage(lang: Lang) {
     for (const state of Object.values(us.usStates)) add('regions', state as string, 'US');
   }
   const { where, speak, cue, stem } = languages[lang];
-  return { stem, where, speak, cue, features: names.features[lang] ?? [], ...table };
+  const cues = lang === 'en' ? [...cue, ...ambiguousCities().filter((name) => !cue.includes(name))] : cue;
+  return { stem, where, speak, cue: cues, features: names.features[lang] ?? [], ...table, add };
+}
+
+type Built = ReturnType<typeof buildLanguage>;
+
+/**
+ * Adds each language's first-level subdivisions, except those named like a country, a region, or
+ * a people of another country in any language's table: the US state Georgia and the country,
+ * Nigeria's Niger state and Niger, Ethiopia's Somali region and "Somali", Congo's Équateur and
+ * French "Équateur" (Ecuador). Such a name is left to the country's entry and its own rules
+ * (Georgia needs a second mention), never read as the subdivision.
+ */
+function addProvinces(built: Map<Lang, Built>): void {
+  const named = new Map<string, Set<string>>();
+  for (const data of built.values())
+    for (const table of [data.names, data.aliases, data.regions, data.demonyms])
+      for (const [name, code] of Object.entries(table)) {
+        const codes = named.get(fold(name)) ?? new Set<string>();
+        codes.add(code as string);
+        named.set(fold(name), codes);
+      }
+  for (const [lang, data] of built)
+    for (const [code, name] of subdivisions(lang)) {
+      const others = [...(named.get(fold(name)) ?? [])].filter((other) => other !== code);
+      if (!others.length) data.add('provinces', name, code);
+    }
+}
+
+/** Subdivisions down to this depth (1: states, provinces, oblasts; 2: their counties, départements). */
+const SUBDIVISION_DEPTH = 1;
+/** CLDR subdivision ids ("usny", "fr30") within SUBDIVISION_DEPTH of their country. */
+const SUBDIVISIONS_KEPT = ((): Set<string> => {
+  const contains: Record<string, { _contains: string[] }> =
+    require('cldr-core/supplemental/subdivisionContainment.json').supplemental.subdivisionContainment;
+  const kept = new Set<string>();
+  let level = Object.keys(contains).filter((id) => /^[A-Z]{2}$/.test(id));
+  for (let depth = 1; depth <= SUBDIVISION_DEPTH; depth++) {
+    level = level.flatMap((id) => contains[id]?._contains ?? []);
+    for (const id of level) kept.add(id);
+  }
+  return kept;
+})();
+/** Common English words: a one-word province named like one ("Most", "Pool", "Meta") is left out. */
+const ENGLISH_WORDS: Set<string> = new Set(require('an-array-of-english-words/index.json'));
+
+/**
+ * CLDR's names of the first-level subdivisions of each country (ISO 3166-2: states, provinces,
+ * oblasts, regions) as [country, name]. Left out: names shorter than four letters, and one-word
+ * names that are common English words or generic place words ("Central", "North East").
+ */
+function subdivisions(lang: Lang): [string, string][] {
+  let table: Record<string, string>;
+  try {
+    table = require(`cldr-subdivisions-full/subdivisions/${lang}/${lang}.json`).subdivisions
+      .localeDisplayNames.subdivisions;
+  } catch {
+    return [];
+  }
+  const generic = new Set(names.genericPlaceWords as string[]);
+  return Object.entries(table)
+    .filter(([id]) => SUBDIVISIONS_KEPT.has(id))
+    .map(([id, name]): [string, string] => [id.slice(0, 2).toUpperCase(), name])
+    .filter(([code, name]) => {
+      const tokens = words(name);
+      return (
+        regionOf.has(code) &&
+        name.length >= 4 &&
+        !tokens.every((w) => generic.has(w.key)) &&
+        !(tokens.length === 1 && (ENGLISH_WORDS.has(tokens[0]!.key) || /(?:ish|ese)$/.test(tokens[0]!.key)))
+      );
+    });
+}
+
+/** A second city of a name is "comparable" from this share of the first's population on. */
+const NAMESAKE_SHARE = 0.25;
+/** From this population on a city named like an English word is taken for the city. */
+const WORD_CITY_MAX = 1_000_000;
+
+/**
+ * English city names that need a scene word ("in Delta") or another mention of the country before
+ * they place an item: common English words ("Enterprise", "Corona", "Metro") below a million people, and names that a city
+ * of comparable size in another country shares ("Cambridge", "Hastings").
+ */
+function ambiguousCities(): string[] {
+  const biggest = new Map<string, { country: string; population: number }>();
+  const out = new Set<string>();
+  for (const city of picked) {
+    const key = fold(city.name);
+    // A capital or a city of a million ("Lima", "Mobile" is neither) is meant more often than the word.
+    if (ENGLISH_WORDS.has(key) && city.featureCode !== 'PPLC' && city.population < WORD_CITY_MAX)
+      out.add(city.name);
+    const first = biggest.get(key);
+    if (!first) biggest.set(key, { country: city.country, population: city.population });
+    else if (first.country !== city.country && city.population >= NAMESAKE_SHARE * first.population)
+      out.add(city.name);
+  }
+  return [...out].sort();
 }
 
 /** Plural (es, pt) or adjective (de) forms of a curated demonym. */
@@ -245,10 +360,17 @@ const sortKeys = <T>(record: Record<string, T>): Record<string, T> =>
 
 writeFileSync(
   path.join(out, 'world.json'),
-  `${JSON.stringify({ countries, cities, usStates: us.usStates, usTerritories: us.usTerritories })}\n`,
+  `${JSON.stringify({
+    countries,
+    cities,
+    usStates: us.usStates,
+    usTerritories: us.usTerritories,
+    genericTlds: names.genericTlds,
+  })}\n`,
 );
-for (const lang of LANGS) {
-  const data = buildLanguage(lang);
+const built = new Map(LANGS.map((lang) => [lang, buildLanguage(lang)] as const));
+addProvinces(built);
+for (const [lang, { add: _add, ...data }] of built) {
   const compact = {
     ...data,
     names: sortKeys(data.names),
@@ -256,6 +378,7 @@ for (const lang of LANGS) {
     regions: sortKeys(data.regions),
     demonyms: sortKeys(data.demonyms),
     cities: sortKeys(data.cities),
+    provinces: sortKeys(data.provinces),
     actors: sortKeys(data.actors),
   };
   if (lang === 'en')

@@ -5,8 +5,7 @@
  */
 import { extractEntities } from '../../src/reading/entities';
 import { quakeOf, upstreamKeys } from '../../src/events/keys';
-import { featuresOf, linkBatch, type EventText, type NewSignal } from '../../src/events/match';
-import { NEWS } from '../../src/events/rules';
+import { entityText, eventTextOf, featuresOf, linkBatch, type NewSignal } from '../../src/events/match';
 import type { Layer } from '../../src/vocab';
 
 export interface LinkItem {
@@ -25,16 +24,12 @@ export interface LinkItem {
 /** Item id → event id, linking every item as one batch, as ingest links one (`linkBatch`). */
 export function linkAll(items: readonly LinkItem[]): Map<string, string> {
   const signals = items.map((item): NewSignal => {
-    const entities = extractEntities(`${item.title}\n${item.summary}`);
-    const text: EventText = {
+    const text = eventTextOf({
       title: item.title,
-      summary: item.summary.slice(0, NEWS.summaryChars),
-      places: entities.filter((e) => e.type === 'location').map((e) => e.name),
-      actors: entities.filter((e) => e.type !== 'location').map((e) => e.name),
-      kind: item.kind,
-      dead: item.dead,
-      city: item.city,
-    };
+      content: item.summary,
+      entities: extractEntities(entityText(item.title, item.summary, true)),
+      reading: { kind: item.kind, dead: item.dead, city: item.city },
+    });
     return {
       id: item.id,
       threatLayer: item.layer,

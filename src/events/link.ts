@@ -14,6 +14,7 @@ import type { ExtractedEntity } from '../reading/entities';
 import type { Layer } from '../vocab';
 import { publisherFamily, quakeOf, upstreamKeys, type Quake } from './keys';
 import {
+  eventTextOf,
   eventTerms,
   featuresOf,
   linkBatch,
@@ -72,21 +73,8 @@ export interface LinkOutcome {
 
 const CHUNK = 500;
 
-/** The text an event keeps of a member: headline and the start of its summary. */
-function eventText(input: LinkInput): EventText {
-  let summary = input.content.trim();
-  if (summary.startsWith(input.title.trim())) summary = summary.slice(input.title.trim().length).trim();
-  return {
-    title: input.title,
-    summary: summary.slice(0, NEWS.summaryChars),
-    places: input.entities.filter((e) => e.type === 'location').map((e) => e.name),
-    actors: input.entities.filter((e) => e.type !== 'location').map((e) => e.name),
-    ...input.reading,
-  };
-}
-
 function newSignal(input: LinkInput): NewSignal {
-  const text = eventText(input);
+  const text = eventTextOf(input);
   return {
     id: input.id,
     threatLayer: input.threatLayer as Layer,

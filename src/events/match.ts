@@ -9,6 +9,8 @@
  * (a merge); two measured quakes that rule 2 keeps apart are never linked by their text. Rule 3 is a judgement: the signal joins the most similar event and merges nothing.
  */
 import type { Layer } from '../vocab';
+import type { ExtractedEntity } from '../reading/entities';
+import { withoutOutlet } from '../reading/features';
 import { kindsNamed, layerOfKind } from '../reading/kinds';
 import { distanceKm, type Quake } from './keys';
 import { COMPATIBLE_LAYERS, KIND_FAMILIES, NEWS, QUAKE } from './rules';
@@ -31,6 +33,40 @@ export interface EventText {
   kind?: string | null;
   dead?: number | null;
   city?: string | null;
+}
+
+/**
+ * The text an event keeps of a member: the headline and the start of the summary, without the
+ * headline the summary repeats and, on a news item (one the reader read: `reading` is set),
+ * without the outlet's name an aggregator appends ("… - BBC": a name in every story of that
+ * outlet, which would index and match unrelated stories). Its `entities` come from the same text
+ * (`entityText`), so the outlet is no actor either.
+ */
+export function eventTextOf(input: {
+  title: string;
+  content: string;
+  entities: readonly ExtractedEntity[];
+  reading?: Pick<EventText, 'kind' | 'dead' | 'city'>;
+}): EventText {
+  const { title, summary: body } = readText(input.title, input.content, Boolean(input.reading));
+  const summary = body.startsWith(title) ? body.slice(title.length).trim() : body;
+  return {
+    title,
+    summary: summary.slice(0, NEWS.summaryChars),
+    places: input.entities.filter((e) => e.type === 'location').map((e) => e.name),
+    actors: input.entities.filter((e) => e.type !== 'location').map((e) => e.name),
+    ...input.reading,
+  };
+}
+
+/** Headline and body, without an aggregator's outlet suffix on a news item (a feed's title keeps its " - place"). */
+const readText = (title: string, content: string, news: boolean) =>
+  news ? withoutOutlet(title.trim(), content.trim()) : { title: title.trim(), summary: content.trim() };
+
+/** The text a signal's entities are read from (the text `eventTextOf` keeps, whole). */
+export function entityText(title: string, content: string, news: boolean): string {
+  const text = readText(title, content, news);
+  return `${text.title}\n${text.summary}`;
 }
 
 /** An event as the linker sees it. */
@@ -110,11 +146,12 @@ export function actorVeto(a: EventText, b: EventText): boolean {
   if (a.actors.length === 0 || b.actors.length === 0) return false;
   const textA = norm(`${a.title} ${a.summary}`);
   const textB = norm(`${b.title} ${b.summary}`);
+  // By stem: "Zelenskyy" is mentioned by a text saying "Zelensky", "Putin" by "Putin's".
   const mentioned = (actor: string, text: string) => {
     const words = norm(actor)
       .split(/\s+/)
       .filter((w) => w.length >= 3);
-    return words.length > 0 && words.some((w) => text.includes(w));
+    return words.length > 0 && words.some((w) => text.includes(w.slice(0, NEWS.stemLength)));
   };
   if (a.actors.some((actor) => mentioned(actor, textB))) return false;
   if (b.actors.some((actor) => mentioned(actor, textA))) return false;
@@ -264,6 +301,7 @@ export function matchSignal(signal: NewSignal, candidates: readonly CandidateEve
   }
   let best: Match | null = null;
   let bestMargin = 0;
+  const strong: CandidateEvent[] = [];
   for (const event of candidates) {
     if (event.texts.length === 0 || !inWindow(signal, event)) continue;
     // Two measured quakes that are not the same quake are different events, however alike
@@ -294,6 +332,7 @@ export function matchSignal(signal: NewSignal, candidates: readonly CandidateEve
     // The best event is the one cleared by the widest margin: a same-layer story beats an
     // equally similar one that only a compatible layer lets in.
     const margin = score - bar;
+    if (score >= bar && margin >= NEWS.mergeMargin) strong.push(event);
     if (
       score >= bar &&
       (!best || margin > bestMargin || (margin === bestMargin && byAge(event, best.event) < 0))
@@ -301,6 +340,12 @@ export function matchSignal(signal: NewSignal, candidates: readonly CandidateEve
       best = { event, rule: 'news', merge: [], similarity: score };
       bestMargin = margin;
     }
+  }
+  // A report that tells two events' story as plainly as each of them tells it shows they are one:
+  // the oldest keeps its id and absorbs the others (a story first split by wording or language).
+  if (best && strong.length > 1 && strong.includes(best.event)) {
+    const [event, ...merge] = [...strong].sort(byAge);
+    return { event: event!, rule: 'news', merge, similarity: best.similarity };
   }
   return best;
 }

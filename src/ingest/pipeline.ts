@@ -16,6 +16,7 @@ import { settleSources, upsertSources } from './batch-sources';
 import { chunks } from './chunks';
 import { draftOf, linkInput, newSignalRow, type SignalDraft } from './draft';
 import { extractEntities } from '../reading/entities';
+import { entityText } from '../events/match';
 import { entityIds, linkEntities } from './entity-links';
 import { insertRows } from './insert-rows';
 import { nextTurn, turnEvery } from './turns';
@@ -91,7 +92,9 @@ async function withEntities(drafts: SignalDraft[]): Promise<SignalDraft[]> {
   for (const draft of drafts) {
     if (draft.entities) continue;
     await turn();
-    draft.entities = extractEntities(`${draft.item.title ?? ''}\n${draft.item.content_display}`);
+    draft.entities = extractEntities(
+      entityText(draft.item.title ?? '', draft.item.content_display, draft.classification !== null),
+    );
   }
   return drafts;
 }

@@ -49,7 +49,7 @@ export function prepareNewsItem(input: NewsItemInput): { place: Located; prepare
   );
   const place: Located = input.countries?.length
     ? { countries: input.countries, city: null }
-    : locate(input.title, input.summary, language);
+    : locate(input.title, input.summary, language, input.link);
   return { place, prepared: prepareNews({ ...input, language, countries: place.countries }) };
 }
 

@@ -95,11 +95,15 @@ export function words(text: string): Word[] {
 }
 
 const isApostrophe = (code: number): boolean => code === 39 || code === 0x2019;
-/** . ! ? ; : ( ) " « » “ ” | – — and line breaks end a name; a comma is noted. */
+/**
+ * . ! ? ; : ( ) " « » “ ” | – — and line breaks end a name; a comma is noted. So does a hyphen
+ * with a space beside it, a dash typed as a hyphen ("Lille - BFM", "2023 - Новости").
+ */
 const BREAKS = new Set([...'.!?;:()"«»“”|–—\n\r'].map((c) => c.charCodeAt(0)));
 
 function markGap(word: Word, text: string, from: number, to: number): void {
   if (to === from + 1 && text.charCodeAt(from) === 45) word.hyphenAfter = true;
+  else if (to > from + 1 && text.slice(from, to).includes('-')) word.breakAfter = true;
   for (let k = from; k < to; k++) {
     const code = text.charCodeAt(k);
     if (code === 44) word.commaAfter = true;
@@ -225,3 +229,65 @@ export function arabicVariants(key: string): string[] {
   if (rest.startsWith('ال') && rest.length > 4) out.push(rest.slice(2));
   return out;
 }
+
+/** Cyrillic letters in Latin, one scheme for Russian and Ukrainian (BGN/PCGN and the Ukrainian national one agree on most). */
+const CYRILLIC_LATIN: Record<string, string> = {
+  а: 'a',
+  б: 'b',
+  в: 'v',
+  г: 'g',
+  ґ: 'g',
+  д: 'd',
+  е: 'e',
+  ё: 'e',
+  є: 'e',
+  ж: 'zh',
+  з: 'z',
+  и: 'i',
+  і: 'i',
+  ї: 'i',
+  й: 'y',
+  к: 'k',
+  л: 'l',
+  м: 'm',
+  н: 'n',
+  о: 'o',
+  п: 'p',
+  р: 'r',
+  с: 's',
+  т: 't',
+  у: 'u',
+  ф: 'f',
+  х: 'x',
+  ц: 'ts',
+  ч: 'ch',
+  ш: 'sh',
+  щ: 'shch',
+  ъ: '',
+  ы: 'y',
+  ь: '',
+  э: 'e',
+  ю: 'yu',
+  я: 'ya',
+  "'": '',
+  '’': '',
+};
+
+/**
+ * The Latin skeleton of a name, for meeting a Cyrillic word with the GeoNames (romanised) name of
+ * its city: "Воронеж" and "Voronezh", "Київ" and "Kyiv", "Луганск" and "Luhansk" reduce alike.
+ * What romanisations disagree on is dropped or merged: y and j (и/ы/й, я = ya), soft signs and
+ * apostrophes, h and g (Ukrainian г), "kh" and x (х).
+ * @example latinSkeleton('Рязань') === latinSkeleton('Ryazan’') // true
+ */
+export function latinSkeleton(text: string): string {
+  const lower = text.toLowerCase();
+  let out = '';
+  if (CYRILLIC.test(lower)) for (const ch of lower) out += CYRILLIC_LATIN[ch] ?? ch;
+  else out = lower.normalize('NFD').replace(COMBINING, '');
+  return out
+    .replace(/kh/g, 'x')
+    .replace(/h/g, 'g')
+    .replace(/[yj'’ʹ`]/g, '');
+}
+const CYRILLIC = /[\u0400-\u04ff]/;

@@ -15,11 +15,14 @@ import fr from './data/places.fr.json';
 import pt from './data/places.pt.json';
 import ru from './data/places.ru.json';
 import uk from './data/places.uk.json';
+import nl from './data/places.nl.json';
+import it from './data/places.it.json';
 import world from './data/world.json';
-import { arabicVariants, fold, stem, words, type StemRule, type Word } from './places-text';
+import people from './data/en/entities.json';
+import { arabicVariants, fold, latinSkeleton, stem, words, type StemRule, type Word } from './places-text';
 
 type PlaceRole = 'where' | 'actor' | 'mentioned';
-type PlaceKind = 'country' | 'alias' | 'demonym' | 'capital' | 'city' | 'actor';
+type PlaceKind = 'country' | 'alias' | 'region' | 'demonym' | 'capital' | 'city' | 'actor';
 interface PlaceMatch {
   text: string;
   code: string;
@@ -53,13 +56,15 @@ interface LanguageData {
   names: Record<string, string>;
   aliases: Record<string, string>;
   regions: Record<string, string>;
+  /** First-level subdivisions (CLDR): states, provinces, oblasts. */
+  provinces: Record<string, string>;
   demonyms: Record<string, string>;
   cities: Record<string, number>;
   actors: Record<string, string>;
 }
 
-export const PLACE_LANGUAGES = ['en', 'fr', 'es', 'de', 'pt', 'ru', 'uk', 'ar'] as const;
-const DATA: Record<string, LanguageData> = { en, fr, es, de, pt, ru, uk, ar };
+export const PLACE_LANGUAGES = ['en', 'fr', 'es', 'de', 'pt', 'ru', 'uk', 'ar', 'nl', 'it'] as const;
+const DATA: Record<string, LanguageData> = { en, fr, es, de, pt, ru, uk, ar, nl, it };
 const CITIES = world.cities as unknown as [string, string, number, number, number][];
 
 /** No name in the data that matters is longer; bounds the look-ahead at each word. */
@@ -92,11 +97,14 @@ interface Index {
   primary: string;
   where: Set<string>;
   speak: Set<string>;
+  /** Slavic languages: cities of Cyrillic-script countries by the Latin skeleton of their GeoNames name. */
+  romanised: Map<string, Entry> | null;
 }
 
 const KIND_RANK: Record<PlaceKind, number> = {
   country: 0,
   alias: 1,
+  region: 2,
   capital: 2,
   city: 2,
   demonym: 3,
@@ -129,6 +137,7 @@ function buildIndex(langs: string[]): Index {
     primary: langs.length > 2 ? '*' : langs[0]!,
     where: new Set(),
     speak: new Set(),
+    romanised: null,
   };
   const ambiguousStems = new Set<string>();
   for (const lang of langs) {
@@ -174,7 +183,12 @@ function buildIndex(langs: string[]): Index {
         // rule would cut the name itself to "харьк".
         const stems = tokens.map((t) => stem(t.key, rule));
         for (let n = 1; n < tokens.length; n++) index.stemPrefixes.add(stems.slice(0, n).join(' '));
-        for (const stemKey of new Set([stems.join(' '), key])) {
+        const full = stems.join(' ');
+        // Ukrainian "і" of a closed last syllable opens in other cases (Харків → Харкова), and a
+        // case form alone need not show a Ukrainian letter for `stem` to know it.
+        const opened =
+          rule === 'slavic' && /ів$/.test(full) ? [full.slice(0, -2) + 'ов', full.slice(0, -2) + 'ев'] : [];
+        for (const stemKey of new Set([full, key, ...opened])) {
           const seen = index.stemmed.get(stemKey);
           if (seen && seen.code !== code) ambiguousStems.add(stemKey);
           else put(index.stemmed, stemKey, entry);
@@ -182,10 +196,22 @@ function buildIndex(langs: string[]): Index {
       }
       if (tokens.length === 1 && (kind === 'country' || kind === 'alias'))
         addDemonyms(display, rule, code, add);
+      // German names a country's people with "-er"/"-erin": "Iraner", "Iranerin", "Iraker". (City
+      // adjectives, "Kiewer", would need the outlets' own names kept apart: "Frankfurter Allgemeine".)
+      if (
+        rule === 'de' &&
+        tokens.length === 1 &&
+        (kind === 'country' || kind === 'alias') &&
+        /[^e]$/.test(key)
+      )
+        for (const ending of ['er', 'erin', 'erinnen']) add(key + ending, 'demonym', code);
     };
     for (const [name, code] of Object.entries(data.names)) add(name, 'country', code);
     for (const [name, code] of Object.entries(data.aliases)) add(name, 'alias', code);
     for (const [name, code] of Object.entries(data.regions)) add(name, 'alias', code);
+    // Provinces of the text's own language only: "Norte", "Centrale" are words elsewhere.
+    if (primary && langs.length <= 2)
+      for (const [name, code] of Object.entries(data.provinces)) add(name, 'region', code);
     for (const [name, code] of Object.entries(data.demonyms)) add(name, 'demonym', code);
     for (const [name, i] of Object.entries(data.cities)) {
       const city = CITIES[i];
@@ -196,6 +222,7 @@ function buildIndex(langs: string[]): Index {
     for (const [name, code] of Object.entries(data.actors)) add(name, 'actor', code);
   }
   for (const key of ambiguousStems) index.stemmed.delete(key);
+  if (index.rules.has('slavic')) index.romanised = romanisedCities();
   return index;
 }
 
@@ -295,8 +322,12 @@ const SKIP_BEFORE = new Set(
     'west',
     'occupied',
     'war-torn',
+    'greater',
+    'grand',
   ].map(fold),
 );
+/** Russian and Ukrainian compass adjectives in any case ("Восточном Иерусалиме", "Східній Україні"). */
+const SLAVIC_COMPASS = /^(?:восточн|западн|северн|южн|центральн|східн|західн|північн|південн|центральн)/;
 
 const CYRILLIC = /[\u0400-\u04ff]/;
 
@@ -348,6 +379,10 @@ function matchPart(list: Word[], part: 0 | 1, offset: number, index: Index, out:
       if (word.breakAfter) break;
       if (!index.prefixes.has(key) && !(stemming && index.stemPrefixes.has(stemKey))) break;
     }
+    if (!best && index.romanised && first.cap && CYRILLIC.test(first.key)) {
+      const entry = romanisedEntry(index.romanised, first, firstStem);
+      if (entry) best = { entry, length: 1 };
+    }
     if (!best) {
       i++;
       continue;
@@ -381,6 +416,77 @@ function matchPart(list: Word[], part: 0 | 1, offset: number, index: Index, out:
     });
     i = to;
   }
+}
+
+/** Countries whose place names GeoNames romanises from Cyrillic. */
+const CYRILLIC_COUNTRIES = new Set(['RU', 'UA', 'BY', 'KZ', 'KG']);
+/** Shorter skeletons meet too many other words. */
+const MIN_SKELETON = 4;
+
+/** One-word cities of Cyrillic-script countries by skeleton; a skeleton two cities share is dropped. */
+function romanisedCities(): Map<string, Entry> {
+  const out = new Map<string, Entry>();
+  const shared = new Set<string>();
+  CITIES.forEach(([name, country, , , capital], i) => {
+    if (!CYRILLIC_COUNTRIES.has(country) || /[\s-]/.test(name)) return;
+    const key = latinSkeleton(name);
+    if (key.length < MIN_SKELETON) return;
+    const seen = out.get(key);
+    if (seen && seen.code !== country) shared.add(key);
+    else if (!seen) {
+      const kind = capital ? 'capital' : 'city';
+      out.set(key, {
+        code: country,
+        kind,
+        city: i,
+        words: 1,
+        cap: true,
+        acronym: null,
+        cue: false,
+        confirm: false,
+      });
+    }
+  });
+  // Oblasts, krais and republics by their English (CLDR) name's first word: "Amur" meets
+  // "Амурской области", "Ingushetia" "Ингушетии". A city of the same skeleton stays.
+  for (const [name, code] of Object.entries(en.provinces)) {
+    const tokens = words(name);
+    if (!CYRILLIC_COUNTRIES.has(code) || tokens.length > 2) continue;
+    if (tokens.length === 2 && !PROVINCE_WORDS.has(tokens[1]!.key)) continue;
+    const key = latinSkeleton(tokens[0]!.text);
+    if (key.length < MIN_SKELETON || out.has(key) || shared.has(key)) continue;
+    out.set(key, {
+      code,
+      kind: 'region',
+      city: -1,
+      words: 1,
+      cap: true,
+      acronym: null,
+      cue: false,
+      confirm: false,
+    });
+  }
+  for (const key of shared) out.delete(key);
+  return out;
+}
+/** The word after an oblast's own name in its English name ("Amur Oblast", "Perm Krai"). */
+const PROVINCE_WORDS = new Set(['oblast', 'krai', 'okrug', 'region', 'province', 'oblysy', 'republic']);
+
+/**
+ * A capitalised Cyrillic word that no name in the language's table matched, met through its
+ * Latin skeleton: the word as written, or its stem with the nominative ending it lost
+ * ("Махачкале" → "махачкал" + a) or the adjective's "-sk" ("Смоленской" → "смолен" + sk).
+ */
+function romanisedEntry(romanised: Map<string, Entry>, first: Word, firstStem: string): Entry | null {
+  const stemText = first.text.slice(0, firstStem.length);
+  const whole = latinSkeleton(first.text);
+  const root = latinSkeleton(stemText);
+  if (root.length < MIN_SKELETON) return romanised.get(whole) ?? null;
+  for (const key of [whole, root, root + 'a', root + 'sk', root + 'i']) {
+    const entry = romanised.get(key);
+    if (entry) return entry;
+  }
+  return null;
 }
 
 /** German compounds of a compass point and a name: "Nordsyrien" → "syrien", "Ostukraine" → "ukraine". */
@@ -429,6 +535,38 @@ function inPersonName(list: Word[], f: Found): boolean {
   );
 }
 
+/** Given names the entity extractor knows (data/en/entities.json): "Jordan", "Chad", "Mike". */
+const GIVEN_NAMES: ReadonlySet<string> = new Set(people.firstNames.map(fold));
+
+/**
+ * "Jordan Henderson", "coach Mike Henderson": a one-word city right after a capitalised word that is
+ * no sure place is a surname. That word counts when it is a known given name, or, where capitals
+ * carry meaning (`capitalsMeanNames`), when it is capitalised inside a sentence; a capital that
+ * only starts a sentence says nothing ("After Henderson shooting"). A scene word before the city
+ * ("in Henderson") or a place word ("North Henderson") makes it a place again.
+ */
+function surnameCity(list: Word[], f: Found, placeEnds: Set<number>, capitalsMeanNames: boolean): boolean {
+  if (f.cued || f.to - f.from !== 1) return false;
+  const previous = list[f.from - 1];
+  if (
+    !previous ||
+    previous.breakAfter ||
+    previous.commaAfter ||
+    previous.hyphenAfter ||
+    !/^\p{Lu}\p{Ll}/u.test(previous.text)
+  )
+    return false;
+  if (placeEnds.has(f.from - 1) || SKIP_BEFORE.has(previous.key) || SLAVIC_COMPASS.test(previous.key))
+    return false;
+  if (GIVEN_NAMES.has(previous.key)) return true;
+  // Russian and Ukrainian place a town's district in capitalised adjectives ("Куп'янськ
+  // Харківської області"): two capitalised words there are two places.
+  if (CYRILLIC.test(list[f.from]!.key)) return false;
+  const before = list[f.from - 2];
+  const sentenceStart = !before || before.breakAfter;
+  return capitalsMeanNames && !sentenceStart;
+}
+
 /**
  * Reads the places of a news item.
  * @example readPlaces('Suicide bombing at Damascus church kills 25', '', 'en').countries // ['SY']
@@ -462,7 +600,7 @@ export function readPlaces(title: string, summary: string, lang: string | null):
   // is a person's name, where capitals carry meaning (not in German, nor in Title Case headlines).
   if (index.primary !== 'de')
     for (const f of found) {
-      if (f.entry.kind !== 'city' || f.to - f.from !== 1) continue;
+      if ((f.entry.kind !== 'city' && f.entry.kind !== 'region') || f.to - f.from !== 1) continue;
       const list = f.part === 0 ? titleWords : summaryWords;
       const next = list[f.to];
       const glued =
@@ -472,6 +610,15 @@ export function readPlaces(title: string, summary: string, lang: string | null):
         !found.some((g) => g.part === f.part && g.from === f.to);
       if (glued && !titleCase(list)) dropped.add(f);
     }
+  // Where sure places end (their last word), per part: a word there is a place, not a given name.
+  const placeEnds: [Set<number>, Set<number>] = [new Set(), new Set()];
+  for (const f of found) if (!f.entry.cue && !dropped.has(f)) placeEnds[f.part].add(f.to - 1);
+  for (const f of found) {
+    if (f.entry.kind !== 'city' && f.entry.kind !== 'region') continue;
+    const list = f.part === 0 ? titleWords : summaryWords;
+    const capitalsMeanNames = index.primary !== 'de' && !titleCase(list);
+    if (surnameCity(list, f, placeEnds[f.part], capitalsMeanNames)) dropped.add(f);
+  }
   const sure = new Set(found.filter((f) => !f.entry.cue && !dropped.has(f)).map((f) => f.entry.code));
   const kept = found.filter((f) => {
     if (dropped.has(f)) return false;
@@ -531,7 +678,7 @@ export function readPlaces(title: string, summary: string, lang: string | null):
 }
 
 /**
- * The country a whole string names, in any of the eight languages: a feed's own country field
+ * The country a whole string names, in any of the gazetteer's languages: a feed's own country field
  * ("Islamic Republic of Iran", "Türkiye", "Korea, Republic of", "Guam"). Null for anything else.
  */
 export function countryOfName(name: string): string | null {

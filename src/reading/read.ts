@@ -11,7 +11,15 @@ import { casualtyCount, findCasualties, type Casualties } from './casualties';
 import { featuresOf, type Features, type ReadFacts } from './features';
 import { isSupported, itemLanguage, type SupportedLanguage } from './language';
 import { anyIn, found, text as textOf, type Text } from './lexicon';
-import { layerOf, SEVERITY_STEP, shippedModel, valenceOf, type LinearModel, type Prediction } from './model';
+import {
+  layerOf,
+  SEVERITY_SHARE,
+  SEVERITY_STEP,
+  shippedModel,
+  valenceOf,
+  type LinearModel,
+  type Prediction,
+} from './model';
 import { KINDS, LAYER_DEFAULT_BASE, LEVELS, rulesFor, type Compiled } from './rules';
 
 /** The gate of items in a language without rules whose kind or place is unclear: counted per source. */
@@ -24,7 +32,7 @@ interface ScoreTerms {
   casualties: number;
   scope: number;
   hedge: number;
-  /** The model's move of the rules' level towards its own estimate, within ±`SEVERITY_STEP`. */
+  /** The model's move of the rules' level halfway towards its own estimate, within ±`SEVERITY_STEP`. */
   model: number;
   tier: number;
 }
@@ -203,7 +211,7 @@ export function decideNews(prepared: PreparedNews, model: LinearModel = shippedM
   const prediction = model.predict(prepared.features);
   const layer = layerOf(prediction);
   const level = ruleLevel(facts, layer);
-  const keep = prediction.keep >= model.threshold;
+  const keep = prediction.keep >= model.thresholdFor(language);
   // A language without fact rules is kept only when the model keeps it and the gazetteer places it
   // (the model has read such items in training; the place is a fact it cannot invent).
   const unread = !read.supported && (!keep || facts.countries === 0);
@@ -232,7 +240,7 @@ export function decideNews(prepared: PreparedNews, model: LinearModel = shippedM
     hedge: level.hedge,
     model: tenth(
       clamp(
-        prediction.severity - (level.base + level.casualties + level.scope + level.hedge),
+        SEVERITY_SHARE * (prediction.severity - (level.base + level.casualties + level.scope + level.hedge)),
         -SEVERITY_STEP,
         SEVERITY_STEP,
       ),

@@ -30,7 +30,7 @@ describe('the generated gazetteer', () => {
     }
     for (const lang of PLACE_LANGUAGES) {
       const table = await data(lang);
-      for (const kind of ['names', 'aliases', 'regions', 'demonyms', 'actors'])
+      for (const kind of ['names', 'aliases', 'regions', 'provinces', 'demonyms', 'actors'])
         for (const code of Object.values(table[kind] as Record<string, string>))
           expect(isCountryCode(code), `${lang} ${kind} ${code}`).toBe(true);
       for (const index of Object.values(table.cities as Record<string, number>))
@@ -47,6 +47,22 @@ describe('the generated gazetteer', () => {
     expect(countryOfName('Islamic Republic of Iran')).toBe('IR');
     expect(countryOfName('Korea, Republic of')).toBe('KR');
     expect(countryOfName('Atlantis')).toBeNull();
+  });
+
+  it("names no subdivision like another country's name, region or people in any language", async () => {
+    const fold = (name: string) => name.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '');
+    const named = new Map<string, Set<string>>();
+    const tables = await Promise.all(PLACE_LANGUAGES.map(data));
+    for (const table of tables)
+      for (const kind of ['names', 'aliases', 'regions', 'demonyms'])
+        for (const [name, code] of Object.entries(table[kind] as Record<string, string>))
+          named.set(fold(name), new Set([...(named.get(fold(name)) ?? []), code]));
+    for (const table of tables)
+      for (const [name, code] of Object.entries(table.provinces as Record<string, string>)) {
+        const others = [...(named.get(fold(name)) ?? [])].filter((other) => other !== code);
+        expect(others, `${name} (${code})`).toEqual([]);
+      }
+    expect(Object.keys((await data('en')).provinces)).toEqual(expect.arrayContaining(['New South Wales']));
   });
 
   it('keeps every capital with coordinates', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { locate } from '../../src/reading/locate';
 import { readPlaces } from '../../src/reading/places';
 
 const countries = (title: string, summary = '', lang: string | null = 'en') =>
@@ -51,6 +52,82 @@ describe('readPlaces: what names a country', () => {
   });
 });
 
+describe('readPlaces: states, provinces and cities', () => {
+  it('a city and a state of one name both give their country: "New York"', () => {
+    expect(countries('Ex-Marine charged with New York subway chokehold death')).toEqual(['US']);
+    expect(countries('Shooting in Washington leaves two dead')).toEqual(['US']);
+  });
+
+  it("a first-level subdivision gives its country (CLDR's English names)", () => {
+    expect(countries('Mother dies in New South Wales house fire')).toEqual(['AU']);
+    expect(countries('Floods cut off villages across Uttar Pradesh')).toEqual(['IN']);
+    expect(countries('Drone falls on a refinery in Krasnodar Krai', '', 'en')).toEqual(['RU']);
+  });
+
+  it('a subdivision named like a country or a people elsewhere is never read as the subdivision', () => {
+    // Ethiopia's Somali region, Nigeria's Niger state, the US state of Georgia.
+    expect(countries('Somali pirates seize a cargo ship off the coast')).toEqual(['SO']);
+    expect(countries('Flooding in Niger displaces thousands')).toEqual(['NE']);
+    expect(countries('Storm damage reported across Georgia')).toEqual([]);
+  });
+
+  it('a city named like a common word needs a scene word: "Delta", "Enterprise"', () => {
+    expect(countries('Delta outbreak has peaked, officials say')).toEqual([]);
+    expect(countries('Millions of Enterprise records exposed')).toEqual([]);
+  });
+
+  it('a Ukrainian city in a case without a Ukrainian letter: "Харкова"', () => {
+    const title = 'Росіяни атакували дроном поруч з торгівельним центром Харкова';
+    expect(readPlaces(title, '', 'uk').city).toMatchObject({ country: 'UA' });
+  });
+});
+
+describe('readPlaces: Russian and Ukrainian names of cities through their romanised GeoNames name', () => {
+  it('a city in any case, or its adjective, meets its Latin name', () => {
+    expect(countries('Беспилотник врезался в жилой дом в Воронеже', '', 'ru')).toEqual(['RU']);
+    expect(countries('В Смоленской области опровергли информацию о ракетной атаке', '', 'ru')).toEqual([
+      'RU',
+    ]);
+    expect(readPlaces('Взрыв в Махачкале', '', 'ru').city).toMatchObject({ name: 'Makhachkala' });
+  });
+
+  it("an oblast or republic meets its English (CLDR) name's first word", () => {
+    expect(countries('Вертолёт совершил жёсткую посадку в Амурской области', '', 'ru')).toEqual(['RU']);
+    expect(countries('Перестрелка на границе Ингушетии', '', 'ru')).toEqual(['RU']);
+  });
+
+  it('only capitalised words, and not words that romanise to no city', () => {
+    expect(countries('Курс евро превысил 102 рубля', '', 'ru')).toEqual([]);
+    expect(countries('беспилотник упал в воронеже', '', 'ru')).toEqual([]);
+  });
+});
+
+describe('locate: the outlet when the text names no place', () => {
+  it("a story that names no place is in its outlet's country (country-code domain)", () => {
+    const teen = 'Teen charged with murder of 16-year-old at beach';
+    expect(locate(teen, '', 'en', 'https://www.9news.com.au/national/teen').countries).toEqual(['AU']);
+    expect(locate(teen, '', 'en', 'https://www.bbc.co.uk/news/uk-1').countries).toEqual(['GB']);
+  });
+
+  it("behind an aggregator's link, the publisher's domain that ends the title", () => {
+    const google = 'https://news.google.com/rss/articles/CBMi';
+    const fire = 'Zwei Verletzte bei Brand in Wohnhaus';
+    expect(locate(`${fire} - Lokalblatt.de`, '', 'de', google).countries).toEqual(['DE']);
+    expect(locate(`${fire} - Lokalblatt`, '', 'de', google).countries).toEqual([]);
+    expect(locate(`${fire} - Lokalblatt.de`, '', 'de', 'https://www.lokalblatt.at/a').countries).toEqual([
+      'AT',
+    ]);
+  });
+
+  it('a named place wins over the outlet, and generic or vanity domains say nothing', () => {
+    const link = 'https://www.stuff.co.nz/world/1';
+    expect(locate('Earthquake shakes Lima', '', 'en', link).countries).toEqual(['PE']);
+    expect(locate('Hackers steal data', '', 'en', 'https://example.com/a').countries).toEqual([]);
+    expect(locate('Hackers steal data', '', 'en', 'https://meduza.io/a').countries).toEqual([]);
+    expect(locate('Hackers steal data', '', 'en', null).countries).toEqual([]);
+  });
+});
+
 describe('readPlaces: languages', () => {
   it('French, Spanish and Portuguese names and demonyms', () => {
     expect(countries('Séisme au Maroc : des centaines de morts', '', 'fr')).toEqual(['MA']);
@@ -95,6 +172,13 @@ describe('readPlaces: languages', () => {
     expect(countries('الجيش السوري يعلن السيطرة على بلدة', '', 'ar')).toEqual(['SY']);
   });
 
+  it('Dutch and Italian country names', () => {
+    expect(countries('Tunesië weigert delegatie Europees Parlement toegang tot het land', '', 'nl')).toEqual([
+      'TN',
+    ]);
+    expect(countries('Terremoto in Grecia, danni e feriti', '', 'it')).toEqual(['GR']);
+  });
+
   it('an unknown language tries every table', () => {
     expect(countries('Explosion à Kaboul', '', null)).toEqual(['AF']);
     expect(countries('Взрыв в Кабуле', '', null)).toEqual(['AF']);
@@ -125,6 +209,21 @@ describe('readPlaces: ambiguous names', () => {
   it("a one-word city glued to a capitalised word is a person's name", () => {
     expect(countries("Authorities want Kobe Bryant's widow to take an exam")).toEqual([]);
     expect(countries('Flooding in Kobe forces evacuations')).toEqual(['JP']);
+  });
+
+  it('a one-word city after a given name or a capitalised word inside a sentence is a surname', () => {
+    expect(countries('Quarterback Chad Henderson signs new contract')).toEqual([]);
+    expect(countries('Jordan Henderson and Chad Smith met in Georgia')).toEqual([]);
+    expect(countries('The referee showed defender Tyrese Fresno a second yellow card')).toEqual([]);
+    // A scene word, a compass point or a word that only starts the sentence leave it a place.
+    expect(countries('Gunman opens fire in a North Henderson mall')).toEqual(['US']);
+    expect(countries('After Henderson shooting, police appeal for witnesses')).toEqual(['US']);
+    // Russian and Ukrainian capitalise the adjective of a town's region: two places, no name.
+    expect(countries('Взрыв прогремел в Балаклее Харьковской области', '', 'ru')).toEqual(['UA']);
+  });
+
+  it('a hyphen between spaces ends a name like a dash: "Lyon - Gazette"', () => {
+    expect(countries('Second night of riots in Lyon - Gazette')).toEqual(['FR']);
   });
 
   it('a city followed by a US state is in the US: "Paris, Texas"', () => {

@@ -9,7 +9,14 @@ import {
 } from '../../src/reading/features';
 import { fixedModel } from './fixed-model';
 import { cyrillicLanguage, itemLanguage, SUPPORTED_LANGUAGES } from '../../src/reading/language';
-import { dequantise, LinearModel, OUTPUTS, quantise, SEVERITY_STEP } from '../../src/reading/model';
+import {
+  dequantise,
+  LinearModel,
+  OUTPUTS,
+  quantise,
+  SEVERITY_SHARE,
+  SEVERITY_STEP,
+} from '../../src/reading/model';
 import { casualtyTerm, readFacts, readNews, type NewsInput } from '../../src/reading/read';
 import { KINDS, LAYER_DEFAULT_BASE, LEVELS, rulesFor } from '../../src/reading/rules';
 
@@ -131,16 +138,16 @@ describe('severity: the rules set the level, the model moves it within a step', 
       readNews(input('Floods hit the delta', 'en', { countries: ['BD', 'IN'] }), model).terms.scope,
     ).toBe(LEVELS.scope);
     const found = readNews(input('Storm floods the coast', 'en', { tier: 'discovered' }), model);
-    expect(plain.score - found.score).toBe(1);
+    expect(plain.score - found.score).toBeCloseTo(1, 9);
   });
 
-  it("moves the level towards the model's estimate by at most ±SEVERITY_STEP, and shows the move", () => {
+  it("moves the level halfway towards the model's estimate, by at most ±SEVERITY_STEP, and shows the move", () => {
     const at = (severity: number) =>
       readNews(input('Storm floods the coast'), fixedModel({ keep: true, layer: 'disaster', severity }));
     // storm: its base, no casualties, no hedge, no scope
     const storm = level(at(0).terms);
     expect(storm).toBe(KINDS.storm!.base);
-    expect(at(storm + 1).terms.model).toBe(Math.min(1, SEVERITY_STEP));
+    expect(at(storm + 1).terms.model).toBeCloseTo(Math.min(SEVERITY_SHARE, SEVERITY_STEP), 9);
     expect(at(10).terms.model).toBe(SEVERITY_STEP);
     expect(at(0).terms.model).toBe(-SEVERITY_STEP);
     expect(at(10).score - at(0).score).toBeCloseTo(2 * SEVERITY_STEP, 9);
