@@ -301,7 +301,6 @@ export function matchSignal(signal: NewSignal, candidates: readonly CandidateEve
   }
   let best: Match | null = null;
   let bestMargin = 0;
-  const strong: CandidateEvent[] = [];
   for (const event of candidates) {
     if (event.texts.length === 0 || !inWindow(signal, event)) continue;
     // Two measured quakes that are not the same quake are different events, however alike
@@ -332,7 +331,6 @@ export function matchSignal(signal: NewSignal, candidates: readonly CandidateEve
     // The best event is the one cleared by the widest margin: a same-layer story beats an
     // equally similar one that only a compatible layer lets in.
     const margin = score - bar;
-    if (score >= bar && margin >= NEWS.mergeMargin) strong.push(event);
     if (
       score >= bar &&
       (!best || margin > bestMargin || (margin === bestMargin && byAge(event, best.event) < 0))
@@ -340,12 +338,6 @@ export function matchSignal(signal: NewSignal, candidates: readonly CandidateEve
       best = { event, rule: 'news', merge: [], similarity: score };
       bestMargin = margin;
     }
-  }
-  // A report that tells two events' story as plainly as each of them tells it shows they are one:
-  // the oldest keeps its id and absorbs the others (a story first split by wording or language).
-  if (best && strong.length > 1 && strong.includes(best.event)) {
-    const [event, ...merge] = [...strong].sort(byAge);
-    return { event: event!, rule: 'news', merge, similarity: best.similarity };
   }
   return best;
 }

@@ -22,13 +22,6 @@ export const NEWS = {
    */
   kindHours: 24,
   sameKind: 0.05,
-  /**
-   * A report that clears the bar of several events by this margin joins the oldest and merges the
-   * others into it: one story first split by wording or language. Outlet-grouped CV
-   * (npm run train:reader): same-event pairs linked 0.37 -> 0.40, different-event pairs 0.12% ->
-   * 0.15%; a margin of 0.3 linked no more than none, one of 0.1 linked 0.2% of different ones.
-   */
-  mergeMargin: 0.2,
   /** The similarity margin a same-facts pair clears its bar by (it then competes with text matches). */
   factMargin: 0.05,
   /** Higher bar when only one of the two names a country (no country agreement to lean on). */
