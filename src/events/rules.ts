@@ -53,7 +53,8 @@ export const NEWS = {
   maxCandidates: 40,
   /**
    * Events read per lookup term (a headline word on one day), newest first: a signal looks up
-   * ~36 terms (4 words over 9 days), so it reads at most ~300 index rows whatever the table holds.
+   * ~60 terms (6 words over 9 days, and its kinds), so it reads at most ~500 index rows, however
+   * many events the table holds.
    * A word shared by more events that day says little alone; the story's other words still meet.
    */
   perTerm: 8,
