@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { extractEntities } from '../../src/reading/entities';
 import {
   actorVeto,
+  entityText,
+  eventTextOf,
   featuresOf,
   linkBatch,
   matchSignal,
@@ -130,6 +132,37 @@ describe('when news never links', () => {
     const late = T0 + NEWS.windowDays * 24 * HOUR + HOUR;
     expect(matchSignal(sameStorm({ publishedAt: late }), [storm])).toBeNull();
     expect(matchSignal(sameStorm({ publishedAt: late - 2 * HOUR }), [storm])?.event.id).toBe(storm.id);
+  });
+
+  it("meets an actor by its stem: one outlet's Zelenskyy is another's Zelensky, no veto", () => {
+    const a = text('Volodymyr Zelenskyy visits Warsaw for talks on jets', 'Talks in Warsaw on Wednesday.');
+    const b = text(
+      'Poland pledges more jets as Zelensky visits Warsaw',
+      'Andrzej Duda met him in Warsaw on Wednesday.',
+    );
+    expect(a.actors.some((x) => x.includes('Zelenskyy'))).toBe(true);
+    expect(actorVeto(a, b)).toBe(false);
+    // Another protagonist altogether, met nowhere in the other text, is still vetoed.
+    const c = text('Olaf Scholz visits Warsaw for talks on jets', 'Talks in Warsaw on Wednesday.');
+    expect(actorVeto(c, b)).toBe(true);
+  });
+
+  it("leaves an aggregator's outlet out of a news item's event text and entities, never a feed title's place", () => {
+    const title = 'Storm floods Orvale harbour - Daily Tessaly';
+    const content = 'Storm floods Orvale harbour  Daily Tessaly';
+    const news = eventTextOf({
+      title,
+      content,
+      entities: extractEntities(entityText(title, content, true)),
+      reading: { kind: 'storm', dead: null, city: null },
+    });
+    expect(news.title).toBe('Storm floods Orvale harbour');
+    expect(news.summary).toBe('');
+    expect([...news.actors, ...news.places].join(' ')).not.toMatch(/Tessaly/);
+    // A feed's own title (no reading) keeps what follows its dash: there it is the place.
+    const quake = 'M 5.9 - 35 km NNW of Herat, Afghanistan';
+    expect(eventTextOf({ title: quake, content: '', entities: [] }).title).toBe(quake);
+    expect(entityText(quake, '', false)).toContain('Afghanistan');
   });
 
   it('vetoes the same place with different actors', () => {
