@@ -32,7 +32,7 @@ export function isAnomalous(recent: number, baselineCount: number): boolean {
 }
 
 /** The number of `sorted` values at most `x` (binary search). */
-function countUpTo(sorted: number[], x: number): number {
+function countUpTo(sorted: Float64Array, x: number): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
@@ -85,24 +85,31 @@ export async function spikingSignals(db: Database, drafts: SignalDraft[]): Promi
         hi: at,
       });
     }
-    times.set(key, [...(times.get(key) ?? []), at]);
+    const list = times.get(key);
+    if (list) list.push(at);
+    else times.set(key, [at]);
   }
   const needed = new Set(placed.filter((d) => d.item.is_anomaly === undefined).map(pairOf));
   const pairs = [...spans.entries()].filter(([key]) => needed.has(key)).map(([, p]) => p);
-  // Microseconds since the epoch, exact (extract gives numeric), and below 2^53.
-  const stored = await queryRows<{ pair: string; at: string }>(
+  // Microseconds since the epoch, exact (extract gives numeric), and below 2^53; one row per pair
+  // (a busy pair has ten thousand times in its week: one string each, not one row each).
+  const stored = await queryRows<{ pair: string; ats: string }>(
     db,
     sql`SELECT p.layer || ' ' || p.country AS pair,
-          (extract(epoch FROM o.published_at) * 1000000)::bigint::text AS at
+          string_agg((extract(epoch FROM o.published_at) * 1000000)::bigint::text, ',') AS ats
         FROM jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) AS p(layer text, country text, lo bigint, hi bigint)
         JOIN signals o ON o.threat_layer = p.layer AND o.country_codes[1] = p.country
-          AND o.published_at > ${EPOCH} + p.lo * ${MICROSECOND} AND o.published_at <= ${EPOCH} + p.hi * ${MICROSECOND}`,
+          AND o.published_at > ${EPOCH} + p.lo * ${MICROSECOND} AND o.published_at <= ${EPOCH} + p.hi * ${MICROSECOND}
+        GROUP BY 1`,
   );
-  for (const row of stored) times.get(row.pair)!.push(Number(row.at));
-  for (const list of times.values()) list.sort((x, y) => x - y);
+  for (const row of stored) {
+    const list = times.get(row.pair)!;
+    for (const at of row.ats.split(',')) list.push(Number(at));
+  }
+  const sortedTimes = new Map([...times].map(([key, list]) => [key, Float64Array.from(list).sort()]));
   for (const d of placed) {
     if (d.item.is_anomaly !== undefined) continue;
-    const sorted = times.get(pairOf(d))!;
+    const sorted = sortedTimes.get(pairOf(d))!;
     const at = microsOf(d.item.published_at);
     const windowStart = countUpTo(sorted, at - windowUs);
     const recent = countUpTo(sorted, at) - windowStart;

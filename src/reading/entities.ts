@@ -146,9 +146,10 @@ function makeToken(raw: string): Token {
 function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
   let atSentenceStart = true;
-  for (const match of text.matchAll(TOKEN_PATTERN)) {
+  // The matched strings only: a match object per token was a tenth of what an ingest batch allocates.
+  for (const word of text.match(TOKEN_PATTERN) ?? []) {
     work++;
-    const token = makeToken(match[0]);
+    const token = makeToken(word);
     if (token.word) {
       token.sentenceStart = atSentenceStart;
       atSentenceStart = false;
