@@ -133,7 +133,41 @@ function inWindow(signal: NewSignal, event: CandidateEvent): boolean {
   return signal.publishedAt >= event.firstSeenAt - window && signal.publishedAt <= event.lastSeenAt + window;
 }
 
-const norm = (name: string) => name.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+const MARKS = /\p{M}/gu;
+const norm = (name: string) => name.normalize('NFKD').replace(MARKS, '').toLowerCase();
+
+/** What the actor veto compares of a text, normalised. */
+interface VetoForm {
+  places: Set<string>;
+  text: string;
+  /** Each actor's words of three letters or more. */
+  actors: string[][];
+}
+
+// Normalised once per text: an event's texts meet every signal of a batch that comes near it.
+const vetoForms = new WeakMap<EventText, VetoForm>();
+
+function vetoForm(text: EventText): VetoForm {
+  let form = vetoForms.get(text);
+  if (!form) {
+    form = {
+      places: new Set(text.places.map(norm)),
+      text: norm(`${text.title} ${text.summary}`),
+      actors: text.actors.map((actor) =>
+        norm(actor)
+          .split(/\s+/)
+          .filter((w) => w.length >= 3),
+      ),
+    };
+    vetoForms.set(text, form);
+  }
+  return form;
+}
+
+function sharesAny(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  for (const value of a) if (b.has(value)) return true;
+  return false;
+}
 
 /**
  * The actor veto: both texts name a place in common and each names actors, none shared and
@@ -141,20 +175,15 @@ const norm = (name: string) => name.normalize('NFKD').replace(/\p{M}/gu, '').toL
  * strike by one side and a strike by the other, two trials in one city).
  */
 export function actorVeto(a: EventText, b: EventText): boolean {
-  const placesB = new Set(b.places.map(norm));
-  if (!a.places.some((p) => placesB.has(norm(p)))) return false;
+  const formA = vetoForm(a);
+  const formB = vetoForm(b);
+  if (!sharesAny(formA.places, formB.places)) return false;
   if (a.actors.length === 0 || b.actors.length === 0) return false;
-  const textA = norm(`${a.title} ${a.summary}`);
-  const textB = norm(`${b.title} ${b.summary}`);
   // By stem: "Zelenskyy" is mentioned by a text saying "Zelensky", "Putin" by "Putin's".
-  const mentioned = (actor: string, text: string) => {
-    const words = norm(actor)
-      .split(/\s+/)
-      .filter((w) => w.length >= 3);
-    return words.length > 0 && words.some((w) => text.includes(w.slice(0, NEWS.stemLength)));
-  };
-  if (a.actors.some((actor) => mentioned(actor, textB))) return false;
-  if (b.actors.some((actor) => mentioned(actor, textA))) return false;
+  const mentioned = (words: string[], text: string) =>
+    words.length > 0 && words.some((w) => text.includes(w.slice(0, NEWS.stemLength)));
+  if (formA.actors.some((words) => mentioned(words, formB.text))) return false;
+  if (formB.actors.some((words) => mentioned(words, formA.text))) return false;
   return true;
 }
 
@@ -438,7 +467,13 @@ function addFacts(into: CandidateEvent, from: Facts) {
 
 /** Adds a member's facts to an event (in memory). */
 function absorb(event: CandidateEvent, signal: NewSignal) {
-  addFacts(event, { ...signal, firstSeenAt: signal.publishedAt, lastSeenAt: signal.publishedAt });
+  addFacts(event, {
+    countryCodes: signal.countryCodes,
+    firstSeenAt: signal.publishedAt,
+    lastSeenAt: signal.publishedAt,
+    upstreamKeys: signal.upstreamKeys,
+    quake: signal.quake,
+  });
   // The founder's text stays; the latest others replace the oldest of them.
   event.texts = [...event.texts, signal.text];
   if (event.texts.length > NEWS.maxTexts) event.texts.splice(1, event.texts.length - NEWS.maxTexts);
