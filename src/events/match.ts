@@ -526,13 +526,22 @@ export function linkBatch(
     merged: 0,
   };
   // Events of this batch by index term, so a later signal of the batch finds them (ten outlets
-  // in one poll).
-  const index = new Map<string, Set<CandidateEvent>>();
+  // in one poll). An event is filed as its slot in `filed`, so the terms a signal shares with
+  // each are counted in a typed array (every signal meets most of a busy batch's events).
+  const filed: CandidateEvent[] = [];
+  const slots = new Map<CandidateEvent, number>();
+  const index = new Map<string, Set<number>>();
   const file = (term: string, event: CandidateEvent) => {
+    let slot = slots.get(event);
+    if (slot === undefined) {
+      slot = filed.push(event) - 1;
+      slots.set(event, slot);
+    }
     let set = index.get(term);
     if (!set) index.set(term, (set = new Set()));
-    set.add(event);
+    set.add(slot);
   };
+  let shared = new Uint32Array(64);
   const live = (event: CandidateEvent): CandidateEvent => {
     let id = event.id;
     while (out.mergedInto.has(id)) id = out.mergedInto.get(id)!;
@@ -544,14 +553,20 @@ export function linkBatch(
       const current = live(event);
       pool.set(current.id, current);
     }
-    const near = new Map<CandidateEvent, number>();
-    for (const term of [...lookupTerms(signal), ...signal.upstreamKeys.map((k) => `k:${k}`)]) {
-      for (const event of index.get(term) ?? []) near.set(event, (near.get(event) ?? 0) + 1);
-    }
-    // Bounded like the stored lookup: the batch events sharing the most terms.
-    const closest = [...near.entries()].sort((a, b) => b[1] - a[1]).slice(0, NEWS.maxCandidates);
-    for (const [event] of closest) {
-      const current = live(event);
+    if (shared.length < filed.length) shared = new Uint32Array(filed.length * 2);
+    // The slots met, in the order first met; `shared` counts the terms each shares.
+    const met: number[] = [];
+    const meet = (term: string) => {
+      for (const slot of index.get(term) ?? []) if (shared[slot]!++ === 0) met.push(slot);
+    };
+    for (const term of lookupTerms(signal)) meet(term);
+    for (const key of signal.upstreamKeys) meet(`k:${key}`);
+    // Bounded like the stored lookup: the batch events sharing the most terms (the first met
+    // first among equals: the sort is stable).
+    const closest = [...met].sort((a, b) => shared[b]! - shared[a]!).slice(0, NEWS.maxCandidates);
+    for (const slot of met) shared[slot] = 0;
+    for (const slot of closest) {
+      const current = live(filed[slot]!);
       pool.set(current.id, current);
     }
     const match = matchSignal(signal, [...pool.values()]);
