@@ -29,7 +29,7 @@ export interface IngestFigures {
 class Rollback extends Error {}
 
 /** Runs `work` in a transaction that is always rolled back; returns what it returned. */
-async function rolledBack<T>(db: Database, work: (tx: Database) => Promise<T>): Promise<T> {
+export async function rolledBack<T>(db: Database, work: (tx: Database) => Promise<T>): Promise<T> {
   let out: T | undefined;
   await db
     .transaction(async (tx) => {
@@ -42,11 +42,14 @@ async function rolledBack<T>(db: Database, work: (tx: Database) => Promise<T>): 
   return out!;
 }
 
-export async function benchIngest(db: Database, now: Date, count = 1_000): Promise<IngestFigures> {
+/**
+ * The bench's batch of `count` news items published before `now`: stories told by several outlets
+ * (every tenth item starts one; nine more retell it in their words), as a poll of twenty feeds
+ * brings them.
+ */
+export function benchItems(now: Date, count: number) {
   const run = now.getTime().toString(36);
-  // Stories told by several outlets (every tenth item starts one; nine more retell it in their
-  // words), as a poll of twenty feeds brings them.
-  const items = Array.from({ length: count }, (_, i) => {
+  return Array.from({ length: count }, (_, i) => {
     const story = Math.floor(i / 10);
     return {
       threat_layer: 'military',
@@ -60,6 +63,10 @@ export async function benchIngest(db: Database, now: Date, count = 1_000): Promi
       source: { name: `Bench Outlet ${i % OUTLETS}` },
     };
   });
+}
+
+export async function benchIngest(db: Database, now: Date, count = 1_000): Promise<IngestFigures> {
+  const items = benchItems(now, count);
   const timed = () =>
     rolledBack(db, async (tx) => {
       const started = performance.now();
