@@ -8,6 +8,7 @@
  *   npm run train:reader                 # CV, learning curve, final model, REPORT.md
  *   npm run train:reader -- --quick      # CV on all items only (no curve), no files written
  *   npm run train:reader -- --no-curve   # CV and final model, no learning curve
+ *   DUMP_READS=file npm run train:reader -- --quick   # also writes the out-of-fold readings (JSON lines)
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -219,7 +220,7 @@ export function spearman(xs: readonly number[], ys: readonly number[]): number {
   return dx && dy ? num / Math.sqrt(dx * dy) : NaN;
 }
 
-/** The figures of ../shared/news-eval/score.mjs `metricsOf`, over out-of-fold readings. */
+/** The figures of ../shared/news-eval/score.mjs `metricsOf`, over out-of-fold readings (printed to three decimals where a target applies, so rounding hides no miss). */
 function metrics(reads: readonly Read[]) {
   const ratio = (a: number, b: number) => (b ? a / b : NaN);
   const gold = reads.filter((r) => r.row.label.signal);
@@ -324,14 +325,14 @@ function thresholds(reads: readonly Read[]) {
 function printMetrics(m: ReturnType<typeof metrics>) {
   say(`items ${m.items}, labelled signals ${m.gold}`);
   say(
-    `keep (is it a signal?)   precision ${f2(m.keepP)}  recall ${f2(m.keepR)}  F1 ${f2(m.keepF1)}   (target F1 >= 0.8)`,
+    `keep (is it a signal?)   precision ${f2(m.keepP)}  recall ${f2(m.keepR)}  F1 ${f3(m.keepF1)}   (target F1 >= 0.8)`,
   );
-  say(`layer                    accuracy ${f2(m.layer)} (strict ${f2(m.layerStrict)})   (target >= 0.9)`);
+  say(`layer                    accuracy ${f3(m.layer)} (strict ${f2(m.layerStrict)})   (target >= 0.9)`);
   say(
-    `countries                precision ${f2(m.cP)}  recall ${f2(m.cR)}  F1 ${f2(m.cF1)}   (target >= 0.93)`,
+    `countries                precision ${f2(m.cP)}  recall ${f2(m.cR)}  F1 ${f3(m.cF1)}   (target >= 0.93)`,
   );
   say(
-    `severity                 Spearman ${f2(m.spearman)}  mean abs error ${f2(m.mae)}   (target Spearman >= 0.65)`,
+    `severity                 Spearman ${f3(m.spearman)}  mean abs error ${f2(m.mae)}   (target Spearman >= 0.65)`,
   );
   say(`valence                  accuracy ${f2(m.valence)}`);
   say(
@@ -345,7 +346,7 @@ function printMetrics(m: ReturnType<typeof metrics>) {
     `fr/es/de/pt/ru/uk/ar     recall ${f2(m.nonEnglish)}; by language (kept/labelled): ${langs}   (target >= 0.7 each)`,
   );
   say(
-    `same event               ${m.same} pairs from different outlets, linked ${f2(m.sameLinked)}; ` +
+    `same event               ${m.same} pairs from different outlets, linked ${f3(m.sameLinked)}; ` +
       `${m.other} pairs of different events, linked ${f4(m.otherLinked)}   (targets >= 0.7, <= 0.0020)`,
   );
 }
@@ -425,6 +426,28 @@ function main() {
   say();
   say('whole reader, every labelled item, out of fold:');
   const reads = crossValidate(rows);
+  if (process.env.DUMP_READS)
+    fs.writeFileSync(
+      process.env.DUMP_READS,
+      reads
+        .map((r) =>
+          JSON.stringify({
+            item: r.row.item,
+            label: r.row.label,
+            lang: r.row.lang,
+            place: { countries: r.row.place.countries, city: r.row.place.city?.name ?? null },
+            reading: {
+              event: r.reading.event,
+              layer: r.reading.layer,
+              kind: r.reading.kind,
+              dead: r.reading.casualties.dead,
+              score: r.reading.score,
+              keep: r.reading.confidence.keep,
+            },
+          }),
+        )
+        .join('\n'),
+    );
   printMetrics(metrics(reads));
   thresholds(reads);
   if (process.env.SHOW_SEVERITY) {

@@ -105,7 +105,23 @@ export function softmax(s: ArrayLike<number>, from: number, n: number): number[]
 }
 
 const argmax = (p: readonly number[]): number => p.reduce((best, v, i) => (v > p[best]! ? i : best), 0);
-export const layerOf = (p: Prediction): Layer => LAYERS[argmax(p.layers)]!;
+/**
+ * The probability a kind of event the text names adds to its layer when the layer is chosen: a
+ * kind named in the headline is a fact of what the story is about (half as much when only the
+ * summary names it). The model weighs that fact among thousands of n-grams; on the out-of-outlet
+ * CV the nudge moved layer accuracy from 0.893 to 0.899 (0.1: 0.895, 0.3: 0.897; src/reading/README.md).
+ */
+export const KIND_NUDGE = 0.2;
+
+/** The layer read: the model's most probable one, nudged towards the layers of the kinds named. */
+export function layerOf(p: Prediction, kinds: readonly { layer: string; head: boolean }[] = []): Layer {
+  const scores = [...p.layers];
+  for (const k of kinds) {
+    const i = LAYERS.indexOf(k.layer as Layer);
+    if (i >= 0) scores[i] = scores[i]! + (k.head ? KIND_NUDGE : KIND_NUDGE / 2);
+  }
+  return LAYERS[argmax(scores)]!;
+}
 export const valenceOf = (p: Prediction): Valence => VALENCES[argmax(p.valences)]!;
 
 /** The shipped file's shape (written by scripts/reader/train.ts). */

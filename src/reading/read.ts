@@ -6,7 +6,7 @@
  * clipped text. The formula and the model are written down in ./README.md.
  */
 import { finalScore, TIER_ADJUSTMENT } from '../sources/scoring';
-import type { Layer, SourceTier, Valence } from '../vocab';
+import { LAYERS, type Layer, type SourceTier, type Valence } from '../vocab';
 import { casualtyCount, findCasualties, type Casualties } from './casualties';
 import { featuresOf, type Features, type ReadFacts } from './features';
 import { isSupported, itemLanguage, type SupportedLanguage } from './language';
@@ -175,7 +175,7 @@ function ruleLevel(
 
 const confidenceOf = (p: Prediction, layer: Layer | null): Confidence => ({
   keep: hundredth(p.keep),
-  layer: layer ? hundredth(Math.max(...p.layers)) : 0,
+  layer: layer ? hundredth(p.layers[LAYERS.indexOf(layer)]!) : 0,
   valence: hundredth(Math.max(...p.valences)),
 });
 
@@ -209,7 +209,7 @@ export function decideNews(prepared: PreparedNews, model: LinearModel = shippedM
   const { input, read } = prepared;
   const { facts, language, readAs } = read;
   const prediction = model.predict(prepared.features);
-  const layer = layerOf(prediction);
+  const layer = layerOf(prediction, facts.kinds);
   const level = ruleLevel(facts, layer);
   const keep = prediction.keep >= model.thresholdFor(language);
   // A language without fact rules is kept only when the model keeps it and the gazetteer places it

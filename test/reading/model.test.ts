@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readNewsItem } from '../../src/reading/news';
-import { shippedModel } from '../../src/reading/model';
+import { KIND_NUDGE, layerOf, shippedModel } from '../../src/reading/model';
+import { LAYERS } from '../../src/vocab';
 
 const read = (title: string, language: string, summary = '') =>
   readNewsItem({ title, summary, link: null, language, tier: 'core' }).reading;
@@ -61,5 +62,32 @@ describe('the shipped model', () => {
     const minor = read('Small fire damages shed, no one hurt', 'en');
     expect(bombing.event).toBe(true);
     expect(bombing.score).toBeGreaterThan(minor.event ? minor.score + 1 : 5);
+  });
+});
+
+describe('the layer read', () => {
+  // Layer probabilities in LAYERS order: military, cyber, economic, disaster, political, criminal, …
+  const prediction = (layers: number[]) => ({
+    keep: 0.9,
+    layers: [...layers, ...new Array(LAYERS.length - layers.length).fill(0)],
+    valences: [1, 0, 0],
+    severity: 0,
+  });
+
+  it('is the model’s most probable layer when the text names no kind', () => {
+    expect(layerOf(prediction([0.3, 0, 0, 0, 0.5, 0.2]))).toBe('political');
+  });
+
+  it('is tipped by a kind the headline names when the model hesitates, half as much by the summary', () => {
+    const close = prediction([0.3, 0, 0, 0, 0.45, 0.25]);
+    expect(layerOf(close, [{ layer: 'military', head: true }])).toBe('military');
+    expect(layerOf(close, [{ layer: 'military', head: false }])).toBe('political');
+    expect(layerOf(prediction([0.4, 0, 0, 0, 0.45]), [{ layer: 'military', head: false }])).toBe('military');
+  });
+
+  it('stays the model’s when the model is sure', () => {
+    const sure = prediction([0.1, 0, 0, 0, 0.8, 0.1]);
+    expect(layerOf(sure, [{ layer: 'military', head: true }])).toBe('political');
+    expect(KIND_NUDGE).toBeLessThan(0.8 - 0.1);
   });
 });

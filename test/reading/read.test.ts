@@ -75,6 +75,12 @@ describe('casualties', () => {
     expect(dead('مقتل 8 أشخاص في انفجار', 'ar')).toBe(8);
   });
 
+  it('reads a Russian or Ukrainian toll that rose to a figure, in the genitive after "до"', () => {
+    expect(dead('Число погибших при пожаре на складе возросло до семи', 'ru')).toBe(7);
+    expect(dead('Количество погибших после паводка выросло до 6', 'ru')).toBe(6);
+    expect(dead("Кількість загиблих унаслідок зсуву зросла до дев'яти", 'uk')).toBe(9);
+  });
+
   it('keeps the most conservative figure and treats years as dates', () => {
     expect(dead('Quake kills 40; officials fear 100 dead', 'en')).toBe(40);
     // "2004 killed" is a year: only the single death the verb implies is read
