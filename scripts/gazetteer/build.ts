@@ -4,7 +4,7 @@
  *   npx tsx scripts/gazetteer/build.ts
  * Sources and licences: src/reading/data/SOURCES.md. Re-run after upgrading a source package.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -189,6 +189,7 @@ function buildLanguage(lang: Lang) {
     owner.set(key, { kind, value, display: name });
   };
 
+  const territoryNames = cldrTerritoryNames(lang);
   const i18nLang = lang;
   i18n.registerLocale(require(`i18n-iso-countries/langs/${i18nLang}.json`));
   for (const code of regionOf.keys()) {
@@ -198,7 +199,7 @@ function buildLanguage(lang: Lang) {
     const tr = WC_LANG[lang] && wc?.translations[WC_LANG[lang]!];
     if (tr) local.push(tr.common, tr.official);
     const all = i18n.getName(code, i18nLang, { select: 'all' }) as string[] | undefined;
-    local.push(...(all ?? []));
+    local.push(...(all ?? []), ...(territoryNames.get(code) ?? []));
     for (const name of local) add('names', name, code);
     if (lang === 'en' && wc)
       // Latin-script spellings only: transliterated native names ("Al-Jumhūrīyah...") never appear in English news.
@@ -243,6 +244,39 @@ function buildLanguage(lang: Lang) {
   const { where, speak, cue, stem } = languages[lang];
   const cues = lang === 'en' ? [...cue, ...ambiguousCities().filter((name) => !cue.includes(name))] : cue;
   return { stem, where, speak, cue: cues, features: names.features[lang] ?? [], ...table, add };
+}
+
+/**
+ * CLDR's names of each country in a language and in its regional variants, with their short and
+ * variant forms: Brazilian "Irã" beside Portugal's "Irão", "Stati Uniti", "Tchéquia",
+ * "Туркменістан". Left out: forms with brackets or commas ("Myanmar (Burma)", "Hong Kong, RAE
+ * da China"), dotted abbreviations and short capitals ("R.-U.", Spanish "RU" for the United Kingdom), and
+ * "Congo - Kinshasa" style names no text writes; territories other than states ("Santa Elena",
+ * "San Martín" are places elsewhere) and names of another country's city (Salvador, Bahia).
+ */
+/** States outside the UN that news names as countries. */
+const PARTLY_RECOGNISED = new Set(['PS', 'TW', 'XK', 'VA']);
+
+function cldrTerritoryNames(lang: Lang): Map<string, string[]> {
+  const root = path.dirname(require.resolve('cldr-localenames-full/package.json'));
+  const locales = readdirSync(path.join(root, 'main')).filter((locale) =>
+    new RegExp(`^${lang}(?:-(?:[A-Z]{2}|\\d{3}))?$`).test(locale),
+  );
+  const out = new Map<string, string[]>();
+  for (const locale of locales) {
+    const territories: Record<string, string> = require(
+      `cldr-localenames-full/main/${locale}/territories.json`,
+    ).main[locale].localeDisplayNames.territories;
+    for (const [id, name] of Object.entries(territories)) {
+      const code = id.split('-')[0]!;
+      if (!unMember.has(code) && !PARTLY_RECOGNISED.has(code)) continue;
+      if (/[(),.]| - | – /.test(name) || /^\p{Lu}{1,3}$/u.test(name)) continue;
+      const city = cities[cityIndex.get(fold(name)) ?? -1];
+      if (city && city[1] !== code) continue;
+      out.set(code, [...(out.get(code) ?? []), name]);
+    }
+  }
+  return out;
 }
 
 type Built = ReturnType<typeof buildLanguage>;

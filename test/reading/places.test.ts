@@ -141,6 +141,16 @@ describe('readPlaces: languages', () => {
     expect(countries('Oposição venezuelana denuncia prisões', '', 'pt')).toEqual(['VE']);
   });
 
+  it('CLDR\'s names in regional variants and short forms: Brazilian "Irã", "Stati Uniti"', () => {
+    expect(countries('Irã e Omã discutem retomada de negociações', '', 'pt').sort()).toEqual(['IR', 'OM']);
+    expect(countries('Trump diz que Irão não está pronto', '', 'pt')).toContain('IR');
+    expect(countries('Vietnã registra enchentes', '', 'pt')).toEqual(['VN']);
+    expect(countries('Tempesta negli Stati Uniti', '', 'it')).toEqual(['US']);
+    expect(countries('Повінь у Туркменістані', '', 'uk')).toEqual(['TM']);
+    // A CLDR name that is another country's city is not that country: Salvador (Bahia) is no El Salvador.
+    expect(countries('Chuva forte alaga ruas de Salvador', '', 'pt')).not.toContain('SV');
+  });
+
   it('German genitive and adjective forms', () => {
     expect(countries('Syriens Übergangsregierung trifft iranische Delegation', '', 'de')).toEqual([
       'SY',
