@@ -389,6 +389,42 @@ function inflect(word: string, lang: Lang): string[] {
   return [word];
 }
 
+/** A language's home country holds at least this share of the people of the countries where most speak it. */
+const HOME_SHARE = 3 / 4;
+
+/**
+ * The country where a language is mostly spoken, from CLDR's territory data: among the countries
+ * where it is the language of most people, the one with at least HOME_SHARE of them (Italian →
+ * IT, Ukrainian → UA, Russian → RU, Portuguese → BR). English, French, Spanish and Arabic, the
+ * language of most people in many countries, have none, nor do German (Austria, Switzerland) and
+ * Dutch (Belgium). Only the languages the gazetteer reads: a text in another names no place we
+ * know, which says nothing of where it happens.
+ */
+function languageHomes(): Record<string, string> {
+  const info: Record<
+    string,
+    { _population: string; languagePopulation?: Record<string, { _populationPercent: string }> }
+  > = require('cldr-core/supplemental/territoryInfo.json').supplemental.territoryInfo;
+  const speakers = new Map<string, Map<string, number>>();
+  for (const [territory, { _population, languagePopulation }] of Object.entries(info)) {
+    if (!regionOf.has(territory)) continue;
+    for (const [lang, { _populationPercent }] of Object.entries(languagePopulation ?? {})) {
+      const percent = Number(_populationPercent);
+      if (!(LANGS as readonly string[]).includes(lang) || percent < 50) continue;
+      const byTerritory = speakers.get(lang) ?? new Map<string, number>();
+      byTerritory.set(territory, (Number(_population) * percent) / 100);
+      speakers.set(lang, byTerritory);
+    }
+  }
+  const homes: Record<string, string> = {};
+  for (const [lang, byTerritory] of [...speakers].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const total = [...byTerritory.values()].reduce((sum, n) => sum + n, 0);
+    const [top, count] = [...byTerritory].sort((a, b) => b[1] - a[1])[0]!;
+    if (count >= HOME_SHARE * total) homes[lang] = top;
+  }
+  return homes;
+}
+
 const sortKeys = <T>(record: Record<string, T>): Record<string, T> =>
   Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
@@ -400,6 +436,7 @@ writeFileSync(
     usStates: us.usStates,
     usTerritories: us.usTerritories,
     genericTlds: names.genericTlds,
+    languageHomes: languageHomes(),
   })}\n`,
 );
 const built = new Map(LANGS.map((lang) => [lang, buildLanguage(lang)] as const));

@@ -119,6 +119,28 @@ describe('locate: the outlet when the text names no place', () => {
     ]);
   });
 
+  it('with no outlet country, the country where most speakers of its language live', () => {
+    const generic = 'https://news.example.com/a';
+    expect(locate('Incendio in una scuola, evacuati 300 studenti', '', 'it', generic).countries).toEqual([
+      'IT',
+    ]);
+    expect(locate('Пожар на складе: пострадали двое рабочих', '', 'ru', generic).countries).toEqual(['RU']);
+    expect(locate('Вибух на складі: постраждали двоє робітників', '', 'uk', null).countries).toEqual(['UA']);
+    expect(locate('Incêndio atinge escola e deixa feridos', '', 'pt', generic).countries).toEqual(['BR']);
+    // Spoken by most people in many countries (or beyond the gazetteer's languages): no guess.
+    for (const [title, lang] of [
+      ['Incendie dans une école : 300 élèves évacués', 'fr'],
+      ['Incendio en una escuela deja heridos', 'es'],
+      ['Brand in Schule: 300 Schüler evakuiert', 'de'],
+      ['Fire at school forces evacuation', 'en'],
+      ['স্কুলে আগুন', 'bn'],
+    ])
+      expect(locate(title!, '', lang!, generic).countries).toEqual([]);
+    // The outlet's domain and the places named come first.
+    expect(locate('Incendio in una scuola', '', 'it', 'https://www.rsi.ch/a').countries).toEqual(['CH']);
+    expect(locate('Incendio in una scuola a Parigi', '', 'it', generic).countries).toEqual(['FR']);
+  });
+
   it('a named place wins over the outlet, and generic or vanity domains say nothing', () => {
     const link = 'https://www.stuff.co.nz/world/1';
     expect(locate('Earthquake shakes Lima', '', 'en', link).countries).toEqual(['PE']);
