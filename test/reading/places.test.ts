@@ -71,6 +71,19 @@ describe('readPlaces: states, provinces and cities', () => {
     expect(countries('Storm damage reported across Georgia')).toEqual([]);
   });
 
+  it('the abbreviations English news writes for a country, a state or a city: "NZ", "NSW", "L.A."', () => {
+    expect(countries('Storm cuts power to thousands across NZ')).toEqual(['NZ']);
+    expect(countries('Teen charged over stabbing at NSW beach')).toEqual(['AU']);
+    expect(countries('Flood warnings issued for QLD towns')).toEqual(['AU']);
+    expect(countries('L.A. County reports 62 deaths')).toEqual(['US']);
+    expect(countries('Subway service suspended across NYC')).toEqual(['US']);
+    expect(countries('Wildfire forces evacuations in B.C. interior')).toEqual(['CA']);
+    expect(countries('Scottish court rules on extradition')).toEqual(['GB']);
+    expect(countries('Welsh hospital declares critical incident')).toEqual(['GB']);
+    // Acronyms only as written.
+    expect(countries('Where the nz of it lies')).toEqual([]);
+  });
+
   it('a city named like a common word needs a scene word: "Delta", "Enterprise"', () => {
     expect(countries('Delta outbreak has peaked, officials say')).toEqual([]);
     expect(countries('Millions of Enterprise records exposed')).toEqual([]);
