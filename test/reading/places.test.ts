@@ -97,6 +97,11 @@ describe('readPlaces: states, provinces and cities', () => {
     expect(countries('Homs bombing kills 12')).toEqual(['SY']);
   });
 
+  it('a Ukrainian name in "-ова" in its locative "-ові": "у Молдові"', () => {
+    expect(countries('Енергопостачання порушено в Молдові', '', 'uk')).toEqual(['MD']);
+    expect(countries('Вибухи у Харкові', '', 'uk')).toEqual(['UA']);
+  });
+
   it('a Ukrainian city in a case without a Ukrainian letter: "Харкова"', () => {
     const title = 'Росіяни атакували дроном поруч з торгівельним центром Харкова';
     expect(readPlaces(title, '', 'uk').city).toMatchObject({ country: 'UA' });
