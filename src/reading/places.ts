@@ -399,7 +399,14 @@ function matchPart(list: Word[], part: 0 | 1, offset: number, index: Index, out:
     const to = i + best.length;
     const gluedIn = arabic && key !== first.key && /^[وف]?ب/.test(first.key);
     let before = from - 1;
-    while (before >= 0 && SKIP_BEFORE.has(list[before]!.key) && !list[before]!.breakAfter) before--;
+    // An article is skipped ("in the Gaza Strip"), a scene word never: French "à" folds to "a".
+    while (
+      before >= 0 &&
+      SKIP_BEFORE.has(list[before]!.key) &&
+      !index.where.has(list[before]!.key) &&
+      !list[before]!.breakAfter
+    )
+      before--;
     const cued = gluedIn || (before >= 0 && !list[before]!.breakAfter && index.where.has(list[before]!.key));
     let speaker = false;
     for (let j = to; j < Math.min(list.length, to + 3); j++) {

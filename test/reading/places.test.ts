@@ -177,6 +177,12 @@ describe('locate: the outlet when the text names no place', () => {
 });
 
 describe('readPlaces: languages', () => {
+  it('French "à" is a scene word, not the article it folds to: "à Paris", "à Nice"', () => {
+    expect(countries('Incendie à Paris : deux morts', '', 'fr')).toEqual(['FR']);
+    expect(countries('Femme agressée à Nice', '', 'fr')).toEqual(['FR']);
+    expect(countries('Nice : le maire réagit', '', 'fr')).toEqual([]);
+  });
+
   it('French, Spanish and Portuguese names and demonyms', () => {
     expect(countries('Séisme au Maroc : des centaines de morts', '', 'fr')).toEqual(['MA']);
     expect(countries('La Russie dit avoir détruit des navires ukrainiens', '', 'fr').sort()).toEqual([
