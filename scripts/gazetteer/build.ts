@@ -402,9 +402,16 @@ function ambiguousCities(): string[] {
   return [...out].sort();
 }
 
-/** Plural (es, pt) or adjective (de) forms of a curated demonym. */
+/** Plural and feminine (es, pt) or adjective (de) forms of a curated demonym. */
 function inflect(word: string, lang: Lang): string[] {
   if (lang === 'de') return ['', 'e', 'en', 'er', 'es', 'em'].map((ending) => word + ending);
+  // A masculine in "-o" has its feminine in "-a": "sueco" / "sueca", "ucraniano" / "ucraniana".
+  if ((lang === 'es' || lang === 'pt') && /[^ã]o$/.test(word))
+    return [...inflectOne(word, lang), ...inflectOne(word.slice(0, -1) + 'a', lang)];
+  return inflectOne(word, lang);
+}
+
+function inflectOne(word: string, lang: Lang): string[] {
   const plain = word.normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC');
   if (lang === 'es') return [word, /[aeiou]$/.test(plain) ? word + 's' : plain + 'es'];
   if (lang === 'pt') {

@@ -183,6 +183,13 @@ describe('readPlaces: languages', () => {
     expect(countries('Nice : le maire réagit', '', 'fr')).toEqual([]);
   });
 
+  it('Spanish and Portuguese feminine demonyms: "sueca", "ucraniana", "venezolana"', () => {
+    expect(countries('La policía sueca investiga el ataque', '', 'es')).toEqual(['SE']);
+    expect(countries('La justicia venezolana niega la amnistía', '', 'es')).toEqual(['VE']);
+    expect(countries('Escola sueca atacada', '', 'pt')).toEqual(['SE']);
+    expect(countries('A força aérea ucraniana derrubou drones', '', 'pt')).toEqual(['UA']);
+  });
+
   it('French, Spanish and Portuguese names and demonyms', () => {
     expect(countries('Séisme au Maroc : des centaines de morts', '', 'fr')).toEqual(['MA']);
     expect(countries('La Russie dit avoir détruit des navires ukrainiens', '', 'fr').sort()).toEqual([
