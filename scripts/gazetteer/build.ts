@@ -414,6 +414,15 @@ function inflect(word: string, lang: Lang): string[] {
 function inflectOne(word: string, lang: Lang): string[] {
   const plain = word.normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC');
   if (lang === 'es') return [word, /[aeiou]$/.test(plain) ? word + 's' : plain + 'es'];
+  // Italian: "-o" → "-a", "-i", "-e" ("-co" → "-chi"/"-ci", "-che": "tedeschi", "greci"); "-e" → "-i".
+  if (lang === 'it') {
+    const root = word.slice(0, -1);
+    if (/co$/.test(word))
+      return [word, root + 'a', root.slice(0, -1) + 'chi', root + 'i', root.slice(0, -1) + 'che'];
+    if (/o$/.test(word)) return [word, root + 'a', root + 'i', root + 'e'];
+    if (/e$/.test(word)) return [word, root + 'i'];
+    return [word];
+  }
   if (lang === 'pt') {
     if (/ês$/.test(word)) return [word, plain + 'es'];
     if (/ão$/.test(word)) return [word, word.slice(0, -2) + 'ães'];

@@ -250,6 +250,13 @@ describe('readPlaces: languages', () => {
     expect(countries('Terremoto in Grecia, danni e feriti', '', 'it')).toEqual(['GR']);
   });
 
+  it('Italian demonyms in every gender and number: "russo", "ucraini", "tedesche"', () => {
+    expect(countries('Condannato il dissidente russo', '', 'it')).toEqual(['RU']);
+    expect(countries('Militari ucraini morti durante la controffensiva', '', 'it')).toEqual(['UA']);
+    expect(countries('Le autorità tedesche indagano', '', 'it')).toEqual(['DE']);
+    expect(countries('Il premier giapponese portato in salvo', '', 'it')).toEqual(['JP']);
+  });
+
   it('an unknown language tries every table', () => {
     expect(countries('Explosion à Kaboul', '', null)).toEqual(['AF']);
     expect(countries('Взрыв в Кабуле', '', null)).toEqual(['AF']);
