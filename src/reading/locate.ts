@@ -9,6 +9,7 @@ export interface Located {
 
 const COUNTRIES = world.countries as unknown as Record<string, unknown>;
 const GENERIC_TLDS = new Set(world.genericTlds);
+const LANGUAGE_HOMES = world.languageHomes as Record<string, string>;
 const HOST = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/@?#]*@)?([^/:?#]+)/i;
 
 /**
@@ -47,12 +48,13 @@ function titleCountry(title: string): string | null {
 
 /**
  * The countries the text names; when it names none, the outlet's home country (its link's
- * domain, else the publisher's domain an aggregator ends the title with): a national outlet's
- * story that names no place is a local one ("Teen charged over stabbing at beach").
+ * domain, else the publisher's domain an aggregator ends the title with), else the country where
+ * the item's language is mostly spoken (Italian → IT; none for English, French, Spanish, Arabic):
+ * a story that names no place is a local one ("Teen charged over stabbing at beach").
  */
 export function locate(title: string, summary: string, lang: string | null, link?: string | null): Located {
   const places = readPlaces(title, summary, lang);
   if (places.countries.length) return { countries: places.countries.slice(0, 20), city: places.city };
-  const home = homeCountry(link) ?? titleCountry(title);
+  const home = homeCountry(link) ?? titleCountry(title) ?? (lang ? LANGUAGE_HOMES[lang] : undefined);
   return { countries: home ? [home] : [], city: null };
 }

@@ -185,9 +185,17 @@ function buildIndex(langs: string[]): Index {
         for (let n = 1; n < tokens.length; n++) index.stemPrefixes.add(stems.slice(0, n).join(' '));
         const full = stems.join(' ');
         // Ukrainian "і" of a closed last syllable opens in other cases (Харків → Харкова), and a
-        // case form alone need not show a Ukrainian letter for `stem` to know it.
+        // case form alone need not show a Ukrainian letter for `stem` to know it. The other way,
+        // a name in "-ова" has a locative in "-ові" that `stem` reads as such a syllable
+        // ("Молдові" → "молдів"), so the name answers to that form too.
         const opened =
-          rule === 'slavic' && /ів$/.test(full) ? [full.slice(0, -2) + 'ов', full.slice(0, -2) + 'ев'] : [];
+          rule !== 'slavic'
+            ? []
+            : /ів$/.test(full)
+              ? [full.slice(0, -2) + 'ов', full.slice(0, -2) + 'ев']
+              : /[оеє]в$/.test(full)
+                ? [full.slice(0, -2) + 'ів']
+                : [];
         for (const stemKey of new Set([full, key, ...opened])) {
           const seen = index.stemmed.get(stemKey);
           if (seen && seen.code !== code) ambiguousStems.add(stemKey);
@@ -391,7 +399,14 @@ function matchPart(list: Word[], part: 0 | 1, offset: number, index: Index, out:
     const to = i + best.length;
     const gluedIn = arabic && key !== first.key && /^[وف]?ب/.test(first.key);
     let before = from - 1;
-    while (before >= 0 && SKIP_BEFORE.has(list[before]!.key) && !list[before]!.breakAfter) before--;
+    // An article is skipped ("in the Gaza Strip"), a scene word never: French "à" folds to "a".
+    while (
+      before >= 0 &&
+      SKIP_BEFORE.has(list[before]!.key) &&
+      !index.where.has(list[before]!.key) &&
+      !list[before]!.breakAfter
+    )
+      before--;
     const cued = gluedIn || (before >= 0 && !list[before]!.breakAfter && index.where.has(list[before]!.key));
     let speaker = false;
     for (let j = to; j < Math.min(list.length, to + 3); j++) {

@@ -71,9 +71,35 @@ describe('readPlaces: states, provinces and cities', () => {
     expect(countries('Storm damage reported across Georgia')).toEqual([]);
   });
 
+  it('the abbreviations English news writes for a country, a state or a city: "NZ", "NSW", "L.A."', () => {
+    expect(countries('Storm cuts power to thousands across NZ')).toEqual(['NZ']);
+    expect(countries('Teen charged over stabbing at NSW beach')).toEqual(['AU']);
+    expect(countries('Flood warnings issued for QLD towns')).toEqual(['AU']);
+    expect(countries('L.A. County reports 62 deaths')).toEqual(['US']);
+    expect(countries('Subway service suspended across NYC')).toEqual(['US']);
+    expect(countries('Wildfire forces evacuations in B.C. interior')).toEqual(['CA']);
+    expect(countries('Scottish court rules on extradition')).toEqual(['GB']);
+    expect(countries('Welsh hospital declares critical incident')).toEqual(['GB']);
+    // Acronyms only as written.
+    expect(countries('Where the nz of it lies')).toEqual([]);
+  });
+
   it('a city named like a common word needs a scene word: "Delta", "Enterprise"', () => {
     expect(countries('Delta outbreak has peaked, officials say')).toEqual([]);
     expect(countries('Millions of Enterprise records exposed')).toEqual([]);
+    expect(countries('Nice attack anniversary marked')).toEqual([]);
+    expect(countries('Nice attack anniversary marked in France')).toEqual(['FR']);
+  });
+
+  it('a city named like a rare word is the city: "Marseille", "Bristol" (SCOWL keeps the common ones)', () => {
+    expect(countries('Marseille shooting leaves two dead')).toEqual(['FR']);
+    expect(countries('Bristol flats evacuated after fire')).toEqual(['GB']);
+    expect(countries('Homs bombing kills 12')).toEqual(['SY']);
+  });
+
+  it('a Ukrainian name in "-ова" in its locative "-ові": "у Молдові"', () => {
+    expect(countries('Енергопостачання порушено в Молдові', '', 'uk')).toEqual(['MD']);
+    expect(countries('Вибухи у Харкові', '', 'uk')).toEqual(['UA']);
   });
 
   it('a Ukrainian city in a case without a Ukrainian letter: "Харкова"', () => {
@@ -119,6 +145,28 @@ describe('locate: the outlet when the text names no place', () => {
     ]);
   });
 
+  it('with no outlet country, the country where most speakers of its language live', () => {
+    const generic = 'https://news.example.com/a';
+    expect(locate('Incendio in una scuola, evacuati 300 studenti', '', 'it', generic).countries).toEqual([
+      'IT',
+    ]);
+    expect(locate('Пожар на складе: пострадали двое рабочих', '', 'ru', generic).countries).toEqual(['RU']);
+    expect(locate('Вибух на складі: постраждали двоє робітників', '', 'uk', null).countries).toEqual(['UA']);
+    expect(locate('Incêndio atinge escola e deixa feridos', '', 'pt', generic).countries).toEqual(['BR']);
+    // Spoken by most people in many countries (or beyond the gazetteer's languages): no guess.
+    for (const [title, lang] of [
+      ['Incendie dans une école : 300 élèves évacués', 'fr'],
+      ['Incendio en una escuela deja heridos', 'es'],
+      ['Brand in Schule: 300 Schüler evakuiert', 'de'],
+      ['Fire at school forces evacuation', 'en'],
+      ['স্কুলে আগুন', 'bn'],
+    ])
+      expect(locate(title!, '', lang!, generic).countries).toEqual([]);
+    // The outlet's domain and the places named come first.
+    expect(locate('Incendio in una scuola', '', 'it', 'https://www.rsi.ch/a').countries).toEqual(['CH']);
+    expect(locate('Incendio in una scuola a Parigi', '', 'it', generic).countries).toEqual(['FR']);
+  });
+
   it('a named place wins over the outlet, and generic or vanity domains say nothing', () => {
     const link = 'https://www.stuff.co.nz/world/1';
     expect(locate('Earthquake shakes Lima', '', 'en', link).countries).toEqual(['PE']);
@@ -129,6 +177,19 @@ describe('locate: the outlet when the text names no place', () => {
 });
 
 describe('readPlaces: languages', () => {
+  it('French "à" is a scene word, not the article it folds to: "à Paris", "à Nice"', () => {
+    expect(countries('Incendie à Paris : deux morts', '', 'fr')).toEqual(['FR']);
+    expect(countries('Femme agressée à Nice', '', 'fr')).toEqual(['FR']);
+    expect(countries('Nice : le maire réagit', '', 'fr')).toEqual([]);
+  });
+
+  it('Spanish and Portuguese feminine demonyms: "sueca", "ucraniana", "venezolana"', () => {
+    expect(countries('La policía sueca investiga el ataque', '', 'es')).toEqual(['SE']);
+    expect(countries('La justicia venezolana niega la amnistía', '', 'es')).toEqual(['VE']);
+    expect(countries('Escola sueca atacada', '', 'pt')).toEqual(['SE']);
+    expect(countries('A força aérea ucraniana derrubou drones', '', 'pt')).toEqual(['UA']);
+  });
+
   it('French, Spanish and Portuguese names and demonyms', () => {
     expect(countries('Séisme au Maroc : des centaines de morts', '', 'fr')).toEqual(['MA']);
     expect(countries('La Russie dit avoir détruit des navires ukrainiens', '', 'fr').sort()).toEqual([
@@ -139,6 +200,16 @@ describe('readPlaces: languages', () => {
     expect(countries('EE.UU. impone sanciones a Venezuela', '', 'es').sort()).toEqual(['US', 'VE']);
     expect(countries('Explosão em Moçambique deixa mortos', '', 'pt')).toEqual(['MZ']);
     expect(countries('Oposição venezuelana denuncia prisões', '', 'pt')).toEqual(['VE']);
+  });
+
+  it('CLDR\'s names in regional variants and short forms: Brazilian "Irã", "Stati Uniti"', () => {
+    expect(countries('Irã e Omã discutem retomada de negociações', '', 'pt').sort()).toEqual(['IR', 'OM']);
+    expect(countries('Trump diz que Irão não está pronto', '', 'pt')).toContain('IR');
+    expect(countries('Vietnã registra enchentes', '', 'pt')).toEqual(['VN']);
+    expect(countries('Tempesta negli Stati Uniti', '', 'it')).toEqual(['US']);
+    expect(countries('Повінь у Туркменістані', '', 'uk')).toEqual(['TM']);
+    // A CLDR name that is another country's city is not that country: Salvador (Bahia) is no El Salvador.
+    expect(countries('Chuva forte alaga ruas de Salvador', '', 'pt')).not.toContain('SV');
   });
 
   it('German genitive and adjective forms', () => {
@@ -177,6 +248,13 @@ describe('readPlaces: languages', () => {
       'TN',
     ]);
     expect(countries('Terremoto in Grecia, danni e feriti', '', 'it')).toEqual(['GR']);
+  });
+
+  it('Italian demonyms in every gender and number: "russo", "ucraini", "tedesche"', () => {
+    expect(countries('Condannato il dissidente russo', '', 'it')).toEqual(['RU']);
+    expect(countries('Militari ucraini morti durante la controffensiva', '', 'it')).toEqual(['UA']);
+    expect(countries('Le autorità tedesche indagano', '', 'it')).toEqual(['DE']);
+    expect(countries('Il premier giapponese portato in salvo', '', 'it')).toEqual(['JP']);
   });
 
   it('an unknown language tries every table', () => {
