@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { databaseView, type Database } from '../db/client';
-import type { AppEnv } from '../deps';
+import type { AppEnv, Deps } from '../deps';
 import type { Logger } from '../log';
 import { requestStore, STORE_TIMEOUT_MS } from '../store/deadline';
 import { plainHeaders } from './response-headers';
@@ -87,6 +87,48 @@ function loggerWith(log: Logger, fields: Record<string, unknown>): Logger {
   };
 }
 
+/** What one request's `deps` holds of its own; the rest it inherits from the shared `deps`. */
+interface RequestDeps extends Deps {
+  requestId: string;
+  logger: Logger | undefined;
+}
+
+/** Per shared `deps`, the prototype of its requests' views: the shared deps plus a lazy `log`. */
+const requestPrototypes = new WeakMap<Deps, object>();
+
+function requestPrototype(deps: Deps): object {
+  let prototype = requestPrototypes.get(deps);
+  if (!prototype) {
+    prototype = Object.create(deps, {
+      // Made on first use: most requests never log, and it is one more object every request
+      // would otherwise allocate for nothing.
+      log: {
+        get(this: RequestDeps) {
+          return (this.logger ??= loggerWith(deps.log, { request_id: this.requestId }));
+        },
+      },
+    }) as object;
+    requestPrototypes.set(deps, prototype);
+  }
+  return prototype;
+}
+
+/**
+ * One request's `deps`: its own database and store views and logger, everything else inherited
+ * from the shared `deps`. Not a copy with a `log` getter: an object literal with an accessor
+ * is kept in V8's dictionary mode, so each of the request's many `deps.x` reads was a hash
+ * lookup, and building it copied every property. An object made from a prototype keeps one
+ * shape, and costs four stores.
+ */
+function requestDeps(deps: Deps, db: Database, store: Deps['store'], requestId: string): Deps {
+  const view = Object.create(requestPrototype(deps)) as RequestDeps;
+  view.db = db;
+  view.store = store;
+  view.requestId = requestId;
+  view.logger = undefined;
+  return view;
+}
+
 const ms = (value: number) => value.toFixed(1);
 
 /** The `Server-Timing` value: database, store and whole-request milliseconds. */
@@ -106,22 +148,16 @@ export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
   const requestId = requestIdFor(c.req.header('x-request-id'));
   const timing: Timing = { db: 0, store: 0 };
   const { deps } = c.env;
-  let log: Logger | undefined;
   c.env = {
     ...c.env,
-    deps: {
-      ...deps,
-      db: timedDatabase(deps.db, timing),
+    deps: requestDeps(
+      deps,
+      timedDatabase(deps.db, timing),
       // One view for the deadline and the timing: a view of a view cost each call a second
       // proxy trap and closure.
-      store: requestStore(deps.store, STORE_TIMEOUT_MS, (call) => timed(timing, 'store', call)),
-      // Made on first use: most requests never log, and this is one of the objects every
-      // request would otherwise allocate for nothing (garbage collection is a sixth of the
-      // app's CPU under load, docs/performance.md).
-      get log() {
-        return (log ??= loggerWith(deps.log, { request_id: requestId }));
-      },
-    },
+      requestStore(deps.store, STORE_TIMEOUT_MS, (call) => timed(timing, 'store', call)),
+      requestId,
+    ),
   };
   c.set('requestId', requestId);
   plainHeaders(c, (headers) => {

@@ -16,7 +16,7 @@ import {
 } from '../http/params';
 import { invalidRequest, notFound } from '../http/problem';
 import { utf8Body } from '../http/text-body';
-import { csvHeaders, signalsCsv } from '../signals/csv';
+import { csvHeaders, signalsCsvParts } from '../signals/csv';
 import { CursorError, signalSeekKey } from '../signals/cursor';
 import { getSignalDetail, SignalDetailSchema } from '../signals/detail';
 import { GEOJSON_CONTENT_TYPE, geoJsonCollection, SignalFeatureSchema } from '../signals/geojson';
@@ -212,7 +212,7 @@ export const signalRoutes = createRouter()
     if (format === 'csv') {
       // CSV has no envelope: the next page's cursor travels in a header.
       const next: Record<string, string> = page.nextCursor ? { 'X-Next-Cursor': page.nextCursor } : {};
-      return c.body(utf8Body(signalsCsv(page.data)), 200, { ...csvHeaders('signals.csv'), ...next });
+      return c.body(utf8Body(...signalsCsvParts(page.data)), 200, { ...csvHeaders('signals.csv'), ...next });
     }
     const envelope = JSON.stringify(
       pagination(limit, offset, page.hasMore, page.nextCursor, cursor !== undefined),

@@ -25,11 +25,20 @@ export const CSV_COLUMNS = [
   'corroboration',
 ] as const;
 
+const HEADER_LINE = `${CSV_COLUMNS.join(',')}\r\n`;
+
 /**
  * RFC 4180 CSV (header row, CRLF line ends, UTF-8) from records Postgres wrote (signals/page.ts):
  * `records` joined by CRLF, none for an empty page.
  */
-export const signalsCsv = (records: string) => `${CSV_COLUMNS.join(',')}\r\n${records && `${records}\r\n`}`;
+export const signalsCsv = (records: string) => signalsCsvParts(records).join('');
+
+/**
+ * `signalsCsv` in its parts, to be encoded one after the other (`utf8Body`): joined, the page
+ * was copied into a new flat string only to be encoded, a second page-sized allocation on
+ * every CSV request, and large enough to outlive the young generation under load.
+ */
+export const signalsCsvParts = (records: string): string[] => [HEADER_LINE, records, records && '\r\n'];
 
 /** Response headers for a CSV download named `filename`. */
 export const csvHeaders = (filename: string) => ({
