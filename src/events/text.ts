@@ -4,6 +4,7 @@
  * actors) weighted up, numbers normalised and attribution suffixes stripped. Pure functions.
  */
 import { ara, deu, eng, fra, ita, nld, por, rus, spa, ukr } from 'stopword';
+import { CYRILLIC_LATIN, CYRILLIC as HAS_CYRILLIC, UKRAINIAN } from '../reading/places-text';
 import { NEWS } from './rules';
 
 /** Words too common to tell stories apart, in every language the feeds carry (one set: headlines mix). */
@@ -53,53 +54,21 @@ interface Token {
 }
 
 /**
- * Cyrillic letters in Latin (Ukrainian national romanisation, Russian letters beside it), so a
- * name compares across scripts: Львів/Lviv, Дніпро/Dnipro, Харків/Kharkiv. `г` is `h` in a
- * word with a Ukrainian letter (Ріг/Rih), else `g` (Russian: Белгород/Belgorod).
+ * Cyrillic letters in Latin as the Ukrainian national romanisation writes them, so a name compares
+ * across scripts: Львів/Lviv, Дніпро/Dnipro, Харків/Kharkiv. The gazetteer's table
+ * (src/reading/places-text.ts) where they differ: и is y, й is i, х is kh, є/ю/я are ie/iu/ia. `г`
+ * is `h` in a word with a Ukrainian letter (Ріг/Rih), else `g` (Russian: Белгород/Belgorod).
  */
 const CYRILLIC: Readonly<Record<string, string>> = {
-  а: 'a',
-  б: 'b',
-  в: 'v',
-  г: 'g',
-  ґ: 'g',
-  д: 'd',
-  е: 'e',
-  ё: 'e',
-  є: 'ie',
-  ж: 'zh',
-  з: 'z',
+  ...CYRILLIC_LATIN,
   и: 'y',
-  і: 'i',
-  ї: 'i',
   й: 'i',
-  к: 'k',
-  л: 'l',
-  м: 'm',
-  н: 'n',
-  о: 'o',
-  п: 'p',
-  р: 'r',
-  с: 's',
-  т: 't',
-  у: 'u',
-  ф: 'f',
   х: 'kh',
-  ц: 'ts',
-  ч: 'ch',
-  ш: 'sh',
-  щ: 'shch',
-  ъ: '',
-  ы: 'y',
-  ь: '',
-  э: 'e',
+  є: 'ie',
   ю: 'iu',
   я: 'ia',
   ʼ: '',
-  '’': '',
 };
-const HAS_CYRILLIC = /[\u0400-\u04ff]/u;
-const UKRAINIAN = /[іїєґ]/u;
 
 /** A lower-cased word in Latin letters (unchanged unless Cyrillic). */
 function latin(word: string): string {

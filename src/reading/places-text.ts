@@ -189,7 +189,8 @@ for (const ending of [...new Set(SLAVIC_ENDINGS)].sort((a, b) => b.length - a.le
 }
 const DE_ADJECTIVE = /isch(?:e|en|em|er|es)$/;
 const MIN_STEM = 3;
-const UKRAINIAN = /[іїєґ]/;
+/** A letter only Ukrainian writes (Russian has none of them). */
+export const UKRAINIAN = /[іїєґ]/;
 
 /**
  * The inflection-free key of a folded word. Slavic: strip one adjective or case ending
@@ -230,8 +231,12 @@ export function arabicVariants(key: string): string[] {
   return out;
 }
 
-/** Cyrillic letters in Latin, one scheme for Russian and Ukrainian (BGN/PCGN and the Ukrainian national one agree on most). */
-const CYRILLIC_LATIN: Record<string, string> = {
+/**
+ * Cyrillic letters in Latin, one scheme for Russian and Ukrainian (BGN/PCGN and the Ukrainian
+ * national one agree on most). The linker's words (src/events/text.ts) use it with six letters of
+ * the national scheme.
+ */
+export const CYRILLIC_LATIN: Readonly<Record<string, string>> = {
   а: 'a',
   б: 'b',
   в: 'v',
@@ -290,4 +295,5 @@ export function latinSkeleton(text: string): string {
     .replace(/h/g, 'g')
     .replace(/[yj'’ʹ`]/g, '');
 }
-const CYRILLIC = /[\u0400-\u04ff]/;
+/** Any Cyrillic letter. */
+export const CYRILLIC = /[\u0400-\u04ff]/;
