@@ -87,35 +87,26 @@ for (const label of labels) {
 const f = (x: number) => x.toFixed(3);
 let all = { tp: 0, fp: 0, fn: 0, n: 0 };
 console.log('lang   items  precision recall  F1    (every labelled signal)');
-for (const [lang, t] of [...byLang].sort((a, b) => b[1].n - a[1].n)) {
-  all = { tp: all.tp + t.tp, fp: all.fp + t.fp, fn: all.fn + t.fn, n: all.n + t.n };
+/** One line of the table: items, precision, recall, F1 and the misses of a tally. */
+function row(label: string, t: { tp: number; fp: number; fn: number; n: number }): string {
   const p = t.tp / (t.tp + t.fp);
   const r = t.tp / (t.tp + t.fn);
-  console.log(
-    `${lang.padEnd(5)} ${String(t.n).padStart(6)}  ${f(p)}     ${f(r)}  ${f((2 * p * r) / (p + r))}  fn ${t.fn} fp ${t.fp}`,
-  );
+  return `${label.padEnd(5)} ${String(t.n).padStart(6)}  ${f(p)}     ${f(r)}  ${f((2 * p * r) / (p + r))}  fn ${t.fn} fp ${t.fp}`;
 }
-const p = all.tp / (all.tp + all.fp);
-const r = all.tp / (all.tp + all.fn);
-console.log(
-  `all   ${String(all.n).padStart(6)}  ${f(p)}     ${f(r)}  ${f((2 * p * r) / (p + r))}  fn ${all.fn} fp ${all.fp}`,
-);
-console.log(
-  '\nmissed codes',
-  [...missedCodes]
+/** The 25 most frequent codes of a count. */
+const top = (counts: Map<string, number>) =>
+  [...counts]
     .sort((a, b) => b[1] - a[1])
     .slice(0, 25)
     .map(([c, n]) => `${c}:${n}`)
-    .join(' '),
-);
-console.log(
-  'wrong codes',
-  [...wrongCodes]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, 25)
-    .map(([c, n]) => `${c}:${n}`)
-    .join(' '),
-);
+    .join(' ');
+for (const [lang, t] of [...byLang].sort((a, b) => b[1].n - a[1].n)) {
+  all = { tp: all.tp + t.tp, fp: all.fp + t.fp, fn: all.fn + t.fn, n: all.n + t.n };
+  console.log(row(lang, t));
+}
+console.log(row('all', all));
+console.log('\nmissed codes', top(missedCodes));
+console.log('wrong codes', top(wrongCodes));
 console.log('\ncauses');
 for (const [cause, c] of [...causes].sort((a, b) => b[1].count - a[1].count)) {
   console.log(`${String(c.count).padStart(5)}  ${cause}`);
